@@ -1,0 +1,97 @@
+"""ruda: a drop-in NumPy replacement conforming to the Python Array API standard 2025.12.
+
+Use it as ``import ruda as np``. Arrays live on a device ("cpu", "cuda:N", "wgpu:N"); every
+function dispatches through one table keyed by (op, device kind).
+
+>>> import ruda as np
+>>> x = np.linspace(0, 1, 5)
+>>> float(np.sum(x))
+2.5
+"""
+
+from __future__ import annotations
+
+from . import (
+    _creation,
+    _data_type,
+    _elementwise,
+    _indexing,
+    _io,
+    _linear_algebra,
+    _manipulation,
+    _numpy_compat,
+    _searching,
+    _set,
+    _sorting,
+    _statistical,
+    _utility,
+)
+from . import _dtypes as _dt
+from ._array import Array
+from ._backends import DeviceUnavailableError
+from ._devices import Device, device
+from ._dtypes import (
+    DType,
+    bool,
+    complex64,
+    complex128,
+    dtype,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+from ._info import __array_namespace_info__
+from ._validation import AxisError
+from ._version import __version__
+
+__array_api_version__ = "2025.12"
+
+e = 2.718281828459045
+pi = 3.141592653589793
+inf = float("inf")
+nan = float("nan")
+newaxis = None
+ndarray = Array
+
+_CHAPTERS = (
+    _elementwise,
+    _creation,
+    _data_type,
+    _manipulation,
+    _indexing,
+    _searching,
+    _set,
+    _sorting,
+    _statistical,
+    _utility,
+    _linear_algebra,
+    _numpy_compat,
+    _io,
+)
+for _mod in _CHAPTERS:
+    for _name in _mod.__all__:
+        globals()[_name] = getattr(_mod, _name)
+
+from . import fft, linalg, random  # noqa: E402  (extensions import the namespace)
+
+from . import _array_methods  # noqa: E402,F401  (NumPy's ndarray methods, over the namespace)
+
+__all__ = sorted(
+    {n for m in _CHAPTERS for n in m.__all__}
+    | {
+        "Array", "DType", "Device", "DeviceUnavailableError", "AxisError", "device", "dtype",
+        "ndarray", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+        "uint64", "float16", "float32", "float64", "complex64", "complex128", "e", "pi", "inf",
+        "nan", "newaxis", "__array_namespace_info__", "__array_api_version__", "__version__",
+        "fft", "linalg", "random",
+    }
+)  # fmt: skip
+del _mod, _name, _dt

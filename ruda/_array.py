@@ -1,0 +1,429 @@
+"""The Array object: a backend-native array plus its device; dunders come from the op table.
+
+On the CPU the native array is a ``numpy.ndarray`` (buffer, shape, strides, offset and dtype in
+one), so slicing gives views with NumPy's semantics. Other backends bring their own native type.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy as np
+
+from . import _dtypes as dt
+from ._devices import CPU, Device, resolve
+from ._ops import ELEMENTWISE
+
+_ndarray = np.ndarray
+_SCALARS = (int, float, complex, bool)
+_new_obj = object.__new__
+
+
+class Array:
+    """An n-dimensional array on a device; ``ruda.ndarray`` is this type.
+
+    >>> import ruda as np
+    >>> x = np.asarray([[1.0, 2.0], [3.0, 4.0]])
+    >>> (x @ x.mT).shape
+    (2, 2)
+    >>> x[1:, :] += 1; x
+    array([[1., 2.],
+           [4., 5.]])
+    """
+
+    __slots__ = ("_data", "_device", "__weakref__")
+    __hash__ = None  # type: ignore[assignment]
+    # Makes NumPy defer to our reflected operators and ufunc hook (np.float64(2) * x stays ruda).
+    __array_priority__ = 1000
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Array:
+        raise TypeError(
+            "ruda.Array cannot be constructed directly; use ruda.asarray, ruda.array, ruda.empty..."
+        )
+
+    # -- attributes of the standard -------------------------------------------------
+    @property
+    def dtype(self) -> dt.DType:
+        return dt.from_numpy(self._data.dtype)
+
+    @property
+    def device(self) -> Device:
+        return self._device
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._data.shape
+
+    @shape.setter
+    def shape(self, value: Any) -> None:
+        # NumPy lets scripts reshape in place by assigning to .shape.
+        self._data.shape = value
+
+    @property
+    def size(self) -> int:
+        return self._data.size
+
+    @property
+    def mT(self) -> Array:
+        if self._data.ndim < 2:
+            raise ValueError(f"ruda.Array.mT: needs at least 2 dimensions, got {self._data.ndim}")
+        return _wrap(self._device._ops["matrix_transpose"](self._data), self._device)
+
+    @property
+    def T(self) -> Array:
+        # Note: the standard defines .T for 2-D arrays only; NumPy reverses all axes, so do we.
+        return _wrap(self._data.T, self._device)
+
+    # -- devices and interchange ------------------------------------------------------
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
+        if api_version is not None and api_version not in SUPPORTED_VERSIONS:
+            raise ValueError(
+                f"ruda.Array.__array_namespace__: api_version {api_version!r} is not supported; "
+                f"supported versions are {', '.join(SUPPORTED_VERSIONS)}"
+            )
+        import ruda
+
+        return ruda
+
+    def to_device(self, device: Any, /, *, stream: Any = None) -> Array:
+        dev = resolve(device)
+        if dev is self._device:
+            return self
+        host = self._device.backend.allocator.to_host(self._data)
+        return _wrap(dev.backend.allocator.from_host(host), dev)
+
+    def __dlpack__(
+        self,
+        /,
+        *,
+        stream: Any = None,
+        max_version: tuple[int, int] | None = None,
+        dl_device: tuple[Any, int] | None = None,
+        copy: bool | None = None,
+    ) -> Any:
+        if self._device is CPU:
+            if stream is not None:
+                raise ValueError("ruda.Array.__dlpack__: stream must be None for a cpu array")
+            kw: dict[str, Any] = {}
+            if max_version is not None:
+                kw["max_version"] = max_version
+            if dl_device is not None:
+                kw["dl_device"] = dl_device
+            if copy is not None:
+                kw["copy"] = copy
+            return self._data.__dlpack__(**kw)
+        return self._device.backend.dlpack(
+            self._data, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy
+        )
+
+    def __dlpack_device__(self, /) -> tuple[Any, int]:
+        if self._device is CPU:
+            return self._data.__dlpack_device__()
+        return self._device.backend.dlpack_device(self._data)
+
+    # -- conversion to Python scalars (the host waits here) -----------------------------
+    def _host(self) -> np.ndarray:
+        if self._device is CPU:
+            return self._data
+        return self._device.backend.allocator.to_host(self._data)
+
+    def __bool__(self) -> bool:
+        return bool(self._host())
+
+    def __int__(self) -> int:
+        return int(self._host())
+
+    def __float__(self) -> float:
+        return float(self._host())
+
+    def __complex__(self) -> complex:
+        return complex(self._host())
+
+    def __index__(self) -> int:
+        h = self._host()
+        if h.dtype.kind not in "iu":
+            raise TypeError(f"ruda.Array.__index__: needs an integer array, not {h.dtype}")
+        return operator.index(h)
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d ruda array")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d ruda array")
+        for i in range(self._data.shape[0]):
+            yield self[i]
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        if self._device is not CPU:
+            raise TypeError(
+                f"ruda: an array on {self._device} is not copied to the host implicitly; "
+                "call x.to_device('cpu') first"
+            )
+        if copy:
+            return np.array(self._data, dtype=dt.to_numpy(dtype), copy=True)
+        if dtype is not None:
+            return np.asarray(self._data, dtype=dt.to_numpy(dtype))
+        return self._data
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        # NumPy's ufuncs on ruda arrays give ruda arrays (np.add(x, 1), np.float64(2) * x).
+        dev = _common_device(ufunc.__name__, inputs + tuple(kwargs.get("out", ()) or ()))
+        if dev is not CPU:
+            return NotImplemented
+        inputs = tuple(_unwrap(x) for x in inputs)
+        if "out" in kwargs:
+            kwargs["out"] = tuple(_unwrap(x) for x in kwargs["out"])
+        if "where" in kwargs:
+            kwargs["where"] = _unwrap(kwargs["where"])
+        return _wrap_tree(getattr(ufunc, method)(*inputs, **kwargs), dev)
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        # NumPy functions called on ruda arrays give ruda arrays on the same device.
+        dev = _common_device(func.__name__, _flat(args) + _flat(tuple(kwargs.values())))
+        if dev is not CPU:
+            return NotImplemented
+        return _wrap_tree(func(*_unwrap_tree(args), **_unwrap_tree(kwargs)), dev)
+
+    # -- indexing ---------------------------------------------------------------------
+    def __getitem__(self, key: Any, /) -> Array:
+        t = type(key)
+        if t is not int and t is not slice:
+            key = _index_key(key, self._device)
+        r = self._data[key]
+        if type(r) is not _ndarray:
+            r = np.asarray(r)
+        return _wrap(r, self._device)
+
+    def __setitem__(self, key: Any, value: Any, /) -> None:
+        t = type(key)
+        if t is not int and t is not slice:
+            key = _index_key(key, self._device)
+        if type(value) is Array:
+            if value._device is not self._device:
+                raise ValueError(
+                    f"ruda.Array.__setitem__: value is on {value._device}, the array on "
+                    f"{self._device}; move one with to_device()"
+                )
+            value = value._data
+        self._data[key] = value
+
+    # -- printing ---------------------------------------------------------------------
+    def __repr__(self) -> str:
+        text = np.array_repr(self._host())
+        if self._device is not CPU:
+            text = text[:-1] + f", device={str(self._device)!r})"
+        return text
+
+    def __str__(self) -> str:
+        return str(self._host())
+
+    def __format__(self, spec: str) -> str:
+        h = self._host()
+        return format(h[()] if h.ndim == 0 else h, spec)
+
+    # -- copying and pickling -----------------------------------------------------------
+    def __copy__(self) -> Array:
+        return _wrap(self._data.copy(), self._device)
+
+    def __deepcopy__(self, memo: Any) -> Array:
+        return self.__copy__()
+
+    def __reduce__(self):
+        return (_rebuild, (self._host(), str(self._device)))
+
+
+SUPPORTED_VERSIONS = ("2023.12", "2024.12", "2025.12")
+
+
+def _rebuild(host: np.ndarray, device: str) -> Array:
+    dev = resolve(device)
+    if dev is CPU:
+        return _wrap(host, dev)
+    return _wrap(dev.backend.allocator.from_host(host), dev)
+
+
+def _wrap(data: Any, device: Device) -> Array:
+    """A new Array around a native array (NumPy scalars become 0-d arrays on the CPU)."""
+    if type(data) is not _ndarray and device is CPU:
+        data = np.asarray(data)
+    a = _new_obj(Array)
+    a._data = data
+    a._device = device
+    return a
+
+
+def _unwrap(x: Any) -> Any:
+    return x._data if type(x) is Array or isinstance(x, Array) else x
+
+
+def _flat(items: tuple) -> tuple:
+    out: list[Any] = []
+    for x in items:
+        if isinstance(x, (list, tuple)):
+            out.extend(_flat(tuple(x)))
+        else:
+            out.append(x)
+    return tuple(out)
+
+
+def _unwrap_tree(x: Any) -> Any:
+    if isinstance(x, Array):
+        return x._data
+    if type(x) in (list, tuple):
+        return type(x)(_unwrap_tree(v) for v in x)
+    if type(x) is dict:
+        return {k: _unwrap_tree(v) for k, v in x.items()}
+    return x
+
+
+def _wrap_tree(x: Any, device: Device) -> Any:
+    if type(x) is _ndarray or isinstance(x, np.generic):
+        return _wrap(x, device)
+    if type(x) in (list, tuple):
+        return type(x)(_wrap_tree(v, device) for v in x)
+    return x
+
+
+def _common_device(fname: str, items: tuple) -> Device:
+    dev = None
+    for x in items:
+        if isinstance(x, Array):
+            if dev is None:
+                dev = x._device
+            elif x._device is not dev:
+                raise ValueError(
+                    f"ruda.{fname}: arrays are on different devices ({dev} and {x._device}); "
+                    "move them with to_device(), ruda never transfers silently"
+                )
+    return dev if dev is not None else CPU
+
+
+def _index_key(key: Any, device: Device) -> Any:
+    """Replace ruda arrays inside an index by native ones (after a device check)."""
+    if type(key) is tuple:
+        return tuple(_index_part(k, device) for k in key)
+    return _index_part(key, device)
+
+
+def _index_part(k: Any, device: Device) -> Any:
+    if isinstance(k, Array):
+        if k._device is not device:
+            raise ValueError(
+                f"ruda.Array.__getitem__: index array is on {k._device}, the array on {device}"
+            )
+        return k._data
+    if type(k) is list and device is CPU:
+        # NumPy treats a list index as an integer (or boolean) array.
+        return np.asarray([_unwrap(v) for v in k])
+    return k
+
+
+def _mismatch(name: str, a: Array, b: Array) -> ValueError:
+    return ValueError(
+        f"ruda.{name}: operands are on different devices ({a._device} and {b._device}); "
+        "move one with to_device(), ruda never transfers silently"
+    )
+
+
+def _operand(name: str, self: Array, other: Any) -> Any:
+    """A native operand for a binary dunder, or NotImplemented for foreign types."""
+    if isinstance(other, Array):
+        if other._device is not self._device:
+            raise _mismatch(name, self, other)
+        return other._data
+    if isinstance(other, np.generic):
+        return other
+    if isinstance(other, (np.ndarray, list, tuple)):
+        if self._device is not CPU:
+            raise TypeError(
+                f"ruda.{name}: cannot combine an array on {self._device} with host data "
+                f"({type(other).__name__}); convert it with ruda.asarray(..., device=x.device)"
+            )
+        return np.asarray(other)
+    return NotImplemented
+
+
+def _make_binary(name: str) -> tuple[Any, Any, Any]:
+    def forward(self: Array, other: Any, /) -> Any:
+        t = type(other)
+        if t is Array:
+            if other._device is not self._device:
+                raise _mismatch(name, self, other)
+            o = other._data
+        elif t in _SCALARS:
+            o = other
+        else:
+            o = _operand(name, self, other)
+            if o is NotImplemented:
+                return NotImplemented
+        return _wrap(self._device._ops[name](self._data, o), self._device)
+
+    def reflected(self: Array, other: Any, /) -> Any:
+        o = other if type(other) in _SCALARS else _operand(name, self, other)
+        if o is NotImplemented:
+            return NotImplemented
+        return _wrap(self._device._ops[name](o, self._data), self._device)
+
+    def inplace(self: Array, other: Any, /) -> Array:
+        o = other if type(other) in _SCALARS else _operand(name, self, other)
+        if o is NotImplemented:
+            return NotImplemented
+        self._device._ops[name](self._data, o, out=self._data)
+        return self
+
+    return forward, reflected, inplace
+
+
+def _make_unary(name: str) -> Any:
+    def method(self: Array, /) -> Array:
+        return _wrap(self._device._ops[name](self._data), self._device)
+
+    return method
+
+
+# Dunders from the op table: one loop, no hand-written copies.
+for _op in ELEMENTWISE:
+    if not _op.dunder:
+        continue
+    if _op.arity == 1:
+        setattr(Array, f"__{_op.dunder}__", _make_unary(_op.name))
+    elif _op.dunder == "divmod":
+        _f, _r, _ = _make_binary(_op.name)
+        Array.__divmod__, Array.__rdivmod__ = _f, _r  # type: ignore[method-assign]
+    else:
+        _f, _r, _i = _make_binary(_op.name)
+        setattr(Array, f"__{_op.dunder}__", _f)
+        if _op.result != "bool":
+            setattr(Array, f"__r{_op.dunder}__", _r)
+            setattr(Array, f"__i{_op.dunder}__", _i)
+_f, _r, _i = _make_binary("matmul")
+Array.__matmul__, Array.__rmatmul__, Array.__imatmul__ = _f, _r, _i  # type: ignore[method-assign]
+del _op, _f, _r, _i
+
+
+def _divmod_wrap(self: Array, other: Any) -> Any:
+    o = other if type(other) in _SCALARS else _operand("divmod", self, other)
+    if o is NotImplemented:
+        return NotImplemented
+    q, r = self._device._ops["divmod"](self._data, o)
+    return _wrap(q, self._device), _wrap(r, self._device)
+
+
+def _rdivmod_wrap(self: Array, other: Any) -> Any:
+    o = other if type(other) in _SCALARS else _operand("divmod", self, other)
+    if o is NotImplemented:
+        return NotImplemented
+    q, r = self._device._ops["divmod"](o, self._data)
+    return _wrap(q, self._device), _wrap(r, self._device)
+
+
+Array.__divmod__ = _divmod_wrap  # type: ignore[method-assign]
+Array.__rdivmod__ = _rdivmod_wrap  # type: ignore[method-assign]

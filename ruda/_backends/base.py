@@ -1,0 +1,51 @@
+"""The backend interface: an allocator, a compiler, a launcher, and library calls.
+
+Every device kind implements these four pieces; the dispatch table asks a backend to
+``resolve`` an op name into a callable over its native arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+
+class DeviceUnavailableError(RuntimeError):
+    """A device kind is known but cannot be used here; the message says why."""
+
+
+class Allocator(Protocol):
+    """Device buffers: allocate, copy in from the host, copy out to the host."""
+
+    def empty(self, shape: tuple[int, ...], dtype: Any) -> Any: ...
+    def from_host(self, host: Any, dtype: Any = None, copy: bool | None = None) -> Any: ...
+    def to_host(self, native: Any) -> Any: ...
+
+
+class Compiler(Protocol):
+    """Source (an op-table entry or rendered kernel) -> a program, cached by everything that changes it."""
+
+    def compile(self, key: Any) -> Any: ...
+
+
+class Launcher(Protocol):
+    """Program + buffers -> work queued on the device's stream or queue."""
+
+    def launch(self, program: Any, *buffers: Any, **options: Any) -> Any: ...
+
+
+class Backend:
+    """Base class: a device kind's allocator, compiler, launcher and library calls."""
+
+    kind: str = ""
+    allocator: Allocator
+    compiler: Compiler
+    launcher: Launcher
+    library: dict[str, Callable[..., Any]]
+
+    def resolve(self, op: str) -> Callable[..., Any] | None:
+        """A callable for ``op`` on native arrays, or None if this backend lacks it."""
+        return self.library.get(op)
+
+    def native_type(self) -> type:
+        raise NotImplementedError

@@ -1,0 +1,73 @@
+"""The dispatch table: (op name, device kind) -> implementation over native arrays.
+
+Explicit registrations win; otherwise the kind's backend resolves the op (the NumPy
+backend maps op-table entries and NumPy names). Each device holds its kind's row,
+so a lookup on the hot path is one attribute load and one dict lookup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ._backends import get_backend
+
+_REGISTERED: dict[tuple[str, str], Callable[..., Any]] = {}
+_ROWS: dict[str, _Row] = {}
+
+
+class _Row(dict):
+    """One device kind's ops; a miss asks the backend once, then remembers."""
+
+    def __init__(self, kind: str, backend: Any) -> None:
+        super().__init__()
+        self.kind = kind
+        self.backend = backend
+
+    def __missing__(self, op: str) -> Callable[..., Any]:
+        fn = _REGISTERED.get((op, self.kind)) or self.backend.resolve(op)
+        if fn is None:
+            raise NotImplementedError(
+                f"ruda.{op} is not implemented on device kind {self.kind!r} yet"
+            )
+        self[op] = fn
+        return fn
+
+
+def register(op: str, kind: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator: ``@register("sort", "cpu")`` installs an implementation for one kind."""
+
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        _REGISTERED[(op, kind)] = fn
+        row = _ROWS.get(kind)
+        if row is not None:
+            row[op] = fn
+        return fn
+
+    return deco
+
+
+def bind(device: Any) -> None:
+    """Attach the kind's row to a device; raises if its backend cannot run here."""
+    backend = get_backend(device)
+    row = _ROWS.get(device.kind)
+    if row is None:
+        row = _ROWS[device.kind] = _Row(device.kind, backend)
+    device._ops = row
+
+
+def lookup(op: str, device: Any) -> Callable[..., Any]:
+    """The implementation of ``op`` for ``device``."""
+    row = device._ops
+    if row is None:
+        bind(device)
+        row = device._ops
+    return row[op]
+
+
+def table() -> dict[tuple[str, str], Callable[..., Any]]:
+    """Everything resolved or registered so far, keyed by (op, kind)."""
+    out = dict(_REGISTERED)
+    for kind, row in _ROWS.items():
+        out.update({(op, kind): fn for op, fn in row.items()})
+    return out

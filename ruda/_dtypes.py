@@ -1,0 +1,162 @@
+"""Data types: the standard's 13, NumPy's extras, categories in the standard's words.
+
+A ``DType`` wraps a NumPy dtype so that it is hashable, comparable with NumPy's spellings
+(``ruda.float64 == numpy.float64``), callable like NumPy's scalar types, and identical to
+``x.dtype`` (one object per dtype, so dict lookups keyed by dtype work).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+class DType:
+    """A ruda data type.
+
+    >>> import ruda as np
+    >>> np.float32 == np.dtype("float32")
+    True
+    >>> np.asarray([1, 2], dtype=np.int16).dtype
+    ruda.int16
+    """
+
+    __slots__ = ("_np", "name", "__weakref__")
+
+    def __init__(self, np_dtype: np.dtype) -> None:
+        self._np = np_dtype
+        self.name = np_dtype.name
+
+    def __repr__(self) -> str:
+        return f"ruda.{self.name}"
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __hash__(self) -> int:
+        return hash(self._np)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, DType):
+            return self._np == other._np
+        # Note: None means float64 to NumPy; to us it is just not a dtype.
+        if other is None or isinstance(other, (int, float, complex)):
+            return False
+        try:
+            return self._np == np.dtype(other)
+        except (TypeError, ValueError):
+            return False
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    def __call__(self, value: Any = 0) -> Any:
+        # NumPy scripts call dtypes to make scalars: np.float32(1.5).
+        return self._np.type(value)
+
+    def __reduce__(self):
+        return (dtype, (self._np.str if self._np.fields is None else self._np.descr,))
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The NumPy dtype, so that ``numpy.dtype(ruda.float32)`` works."""
+        return self._np
+
+    @property
+    def type(self) -> type:
+        return self._np.type
+
+    def __getattr__(self, attr: str) -> Any:
+        # kind, char, itemsize, byteorder, str, names, fields... as NumPy has them
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return getattr(self._np, attr)
+
+
+_CACHE: dict[np.dtype, DType] = {}
+
+
+def from_numpy(npdt: np.dtype) -> DType:
+    """The one DType object for a NumPy dtype."""
+    d = _CACHE.get(npdt)
+    if d is None:
+        d = _CACHE[npdt] = DType(npdt)
+    return d
+
+
+def dtype(obj: Any, align: bool = False, copy: bool = False) -> DType:
+    """Make a dtype from anything NumPy's ``dtype`` accepts (a name, a type, a ruda dtype).
+
+    >>> import ruda as np
+    >>> np.dtype("f8")
+    ruda.float64
+    """
+    if isinstance(obj, DType):
+        return obj
+    return from_numpy(np.dtype(obj, align=align, copy=copy))
+
+
+def to_numpy(d: Any) -> np.dtype | None:
+    """A NumPy dtype from a ruda dtype (or anything NumPy understands); None stays None."""
+    if d is None:
+        return None
+    if type(d) is DType:
+        return d._np
+    return np.dtype(d)
+
+
+bool = from_numpy(np.dtype(np.bool_))  # noqa: A001
+int8 = from_numpy(np.dtype(np.int8))
+int16 = from_numpy(np.dtype(np.int16))
+int32 = from_numpy(np.dtype(np.int32))
+int64 = from_numpy(np.dtype(np.int64))
+uint8 = from_numpy(np.dtype(np.uint8))
+uint16 = from_numpy(np.dtype(np.uint16))
+uint32 = from_numpy(np.dtype(np.uint32))
+uint64 = from_numpy(np.dtype(np.uint64))
+float16 = from_numpy(np.dtype(np.float16))
+float32 = from_numpy(np.dtype(np.float32))
+float64 = from_numpy(np.dtype(np.float64))
+complex64 = from_numpy(np.dtype(np.complex64))
+complex128 = from_numpy(np.dtype(np.complex128))
+
+# The standard's categories, in its own words.
+BOOLEAN = (bool,)
+SIGNED = (int8, int16, int32, int64)
+UNSIGNED = (uint8, uint16, uint32, uint64)
+INTEGER = SIGNED + UNSIGNED
+REAL_FLOATING = (float32, float64)
+COMPLEX_FLOATING = (complex64, complex128)
+FLOATING = REAL_FLOATING + COMPLEX_FLOATING
+REAL_NUMERIC = INTEGER + REAL_FLOATING
+NUMERIC = INTEGER + FLOATING
+STANDARD = BOOLEAN + NUMERIC
+
+CATEGORIES: dict[str, tuple[DType, ...]] = {
+    "bool": BOOLEAN,
+    "signed integer": SIGNED,
+    "unsigned integer": UNSIGNED,
+    "integral": INTEGER,
+    "integer": INTEGER,
+    "real floating": REAL_FLOATING,
+    "complex floating": COMPLEX_FLOATING,
+    "floating-point": FLOATING,
+    "real floating-point": REAL_FLOATING,
+    "complex floating-point": COMPLEX_FLOATING,
+    "numeric": NUMERIC,
+    "real-valued": REAL_NUMERIC,
+    "real numeric": REAL_NUMERIC,
+    "integer or boolean": INTEGER + BOOLEAN,
+    "boolean": BOOLEAN,
+    "any": STANDARD,
+}
+
+DEFAULT_FLOAT = float64
+DEFAULT_INT = int64
+DEFAULT_COMPLEX = complex128
+DEFAULT_INDEX = int64
+
+# Complex dtype of matching precision, and the real dtype under a complex one.
+COMPLEX_OF = {float32: complex64, float64: complex128, complex64: complex64, complex128: complex128}
+REAL_OF = {complex64: float32, complex128: float64, float32: float32, float64: float64}

@@ -1,0 +1,211 @@
+"""Elementwise functions, generated from the op table.
+
+Each is a plain function (cheap to call) that also carries NumPy's ufunc surface:
+``out=``/``where=``/``dtype=`` keywords and the ``reduce``, ``accumulate``, ``outer`` and ``at``
+methods, so ``ruda.add.reduce(x)`` works as ``numpy.add.reduce`` does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._array import Array, _wrap, _wrap_tree
+from ._ops import ELEMENTWISE, Op
+from ._validation import as_array, common_device, dtype_arg
+
+_SCALARS = (int, float, complex, bool)
+__all__: list[str] = []
+
+
+def _native(x: Any, fname: str, dev: Any) -> Any:
+    if type(x) is Array or isinstance(x, Array):
+        return x._data
+    if type(x) in _SCALARS or isinstance(x, np.generic):
+        return x
+    return as_array(x, fname, device=dev)._data
+
+
+def _kwargs(fname: str, dev: Any, out: Any, where: Any, dtype: Any, kw: dict) -> dict:
+    """NumPy's optional ufunc keywords, unwrapped (out and where must be on the same device)."""
+    if out is not None:
+        outs = out if isinstance(out, tuple) else (out,)
+        for o in outs:
+            if not isinstance(o, Array):
+                raise TypeError(f"ruda.{fname}: out must be a ruda array, got {type(o).__name__}")
+        common_device(fname, *outs)
+        kw["out"] = tuple(o._data for o in outs) if isinstance(out, tuple) else out._data
+    if where is not True:
+        kw["where"] = _native(where, fname, dev)
+    if dtype is not None:
+        kw["dtype"] = dtype_arg(dtype, fname)
+    return kw
+
+
+def _result(r: Any, out: Any, dev: Any) -> Any:
+    if out is not None:
+        return out
+    if type(r) is np.ndarray:
+        return _wrap(r, dev)
+    return _wrap_tree(r, dev) if isinstance(r, tuple) else _wrap(r, dev)
+
+
+def _make_unary(op: Op):
+    name = op.name
+
+    def fn(x, /, out=None, *, where=True, dtype=None, **kwargs):
+        if type(x) is Array:
+            dev = x._device
+            d = x._data
+        else:
+            dev = common_device(name, x, out)
+            d = _native(x, name, dev)
+        impl = dev._ops[name]
+        if out is None and where is True and dtype is None and not kwargs:
+            r = impl(d)
+            return _wrap(r, dev) if type(r) is not tuple else _wrap_tree(r, dev)
+        if out is not None and isinstance(out, Array) and out._device is not dev:
+            common_device(name, x, out)
+        return _result(impl(d, **_kwargs(name, dev, out, where, dtype, kwargs)), out, dev)
+
+    return fn
+
+
+def _make_binary(op: Op):
+    name = op.name
+
+    def fn(x1, x2, /, out=None, *, where=True, dtype=None, **kwargs):
+        t1, t2 = type(x1), type(x2)
+        if t1 is Array and t2 is Array and x1._device is x2._device:
+            dev, a, b = x1._device, x1._data, x2._data
+        elif t1 is Array and t2 in _SCALARS:
+            dev, a, b = x1._device, x1._data, x2
+        elif t2 is Array and t1 in _SCALARS:
+            dev, a, b = x2._device, x1, x2._data
+        else:
+            dev = common_device(name, x1, x2, out)
+            a, b = _native(x1, name, dev), _native(x2, name, dev)
+        impl = dev._ops[name]
+        if out is None and where is True and dtype is None and not kwargs:
+            r = impl(a, b)
+            return _wrap(r, dev) if type(r) is not tuple else _wrap_tree(r, dev)
+        if isinstance(out, Array):
+            common_device(name, x1, x2, out)
+        return _result(impl(a, b, **_kwargs(name, dev, out, where, dtype, kwargs)), out, dev)
+
+    return fn
+
+
+def _make_method(op: Op, method: str):
+    key = f"{op.name}.{method}"
+
+    def m(*args, **kwargs):
+        arrays = [a for a in args if isinstance(a, Array)]
+        dev = common_device(key, *arrays, kwargs.get("out"))
+        nat = [_native(a, key, dev) if not isinstance(a, (int, slice, tuple)) or isinstance(a, bool) else a
+               for a in args]
+        if method == "at":
+            nat = [_native(args[0], key, dev)] + [
+                a._data if isinstance(a, Array) else a for a in args[1:]
+            ]
+        if "out" in kwargs and isinstance(kwargs["out"], Array):
+            kwargs["out"] = kwargs["out"]._data
+        if "where" in kwargs:
+            kwargs["where"] = _native(kwargs["where"], key, dev)
+        if "dtype" in kwargs:
+            kwargs["dtype"] = dtype_arg(kwargs["dtype"], key)
+        r = dev._ops[key](*nat, **kwargs)
+        return None if method == "at" else _wrap_tree(r, dev) if isinstance(r, tuple) else _wrap(r, dev)
+
+    m.__name__ = method
+    m.__qualname__ = f"{op.name}.{method}"
+    return m
+
+
+def _npufunc(op: Op) -> Any:
+    u = getattr(np, op.numpy, None)
+    return u if isinstance(u, np.ufunc) else None
+
+
+def _build(op: Op):
+    fn = _make_unary(op) if op.arity == 1 else _make_binary(op)
+    fn.__name__ = fn.__qualname__ = op.name
+    fn.__module__ = "ruda"
+    u = _npufunc(op)
+    fn.nin, fn.nout = op.arity, (u.nout if u is not None else 1)
+    fn.identity = u.identity if u is not None else None
+    if op.ufunc and u is not None:
+        for method in ("reduce", "accumulate", "outer", "at", "reduceat"):
+            setattr(fn, method, _make_method(op, method))
+    fn.__doc__ = _doc(op)
+    return fn
+
+
+def _doc(op: Op) -> str:
+    args = "x" if op.arity == 1 else "x1, x2"
+    ex = "np.asarray([0.5, 2.0])" if op.category != "bool" else "np.asarray([True, False])"
+    call = f"np.{op.name}({ex})" if op.arity == 1 else f"np.{op.name}({ex}, {ex})"
+    return (
+        f"Elementwise ``{op.name}({args})`` ({op.category} inputs), as NumPy's ``{op.numpy}``.\n\n"
+        "NumPy's ufunc keywords ``out=``, ``where=`` and ``dtype=`` are accepted.\n\n"
+        f"Example::\n\n    >>> import ruda as np\n    >>> {call}.shape\n    (2,)\n"
+    )
+
+
+_FUNCS: dict[str, Any] = {}
+for _op in ELEMENTWISE:
+    _f = _build(_op)
+    _FUNCS[_op.name] = _f
+    for _alias in _op.aliases:
+        _FUNCS[_alias] = _f
+globals().update(_FUNCS)
+__all__ += sorted(_FUNCS)
+del _op, _f, _alias
+
+
+def clip(x: Array, /, min: Any = None, max: Any = None, out: Any = None, **kwargs: Any) -> Array:
+    """Clamp each element of ``x`` to ``[min, max]``; the result keeps ``x``'s dtype.
+
+    >>> import ruda as np
+    >>> np.clip(np.asarray([-2, 0, 9]), 0, 5)
+    array([0, 0, 5])
+    """
+    # NumPy's positional names a_min/a_max still work as keywords.
+    min = kwargs.pop("a_min", min)
+    max = kwargs.pop("a_max", max)
+    x = as_array(x, "clip")
+    dev = common_device("clip", x, min, max, out)
+    if min is None and max is None:
+        return x if out is None else _copy_into(x, out)
+    lo = None if min is None else _native(min, "clip", dev)
+    hi = None if max is None else _native(max, "clip", dev)
+    xd = x._data
+    nt = xd.dtype
+    if nt.kind in "iu":
+        # Out-of-range Python bounds must not overflow x's dtype: clamp them to its range.
+        info = np.iinfo(nt)
+        if type(lo) is int:
+            lo = nt.type(min_(max_(lo, info.min), info.max))
+        if type(hi) is int:
+            hi = nt.type(min_(max_(hi, info.min), info.max))
+    impl = dev._ops["clip"]
+    if out is not None:
+        impl(xd, lo, hi, out=out._data, **kwargs)
+        return out
+    r = impl(xd, lo, hi, **kwargs)
+    if r.dtype != nt:
+        # Note: the standard keeps x's dtype even when a bound array has a wider one.
+        r = r.astype(nt)
+    return _wrap(r, dev)
+
+
+min_, max_ = min, max  # builtins, before the namespace shadows them
+
+
+def _copy_into(x: Array, out: Array) -> Array:
+    out._data[...] = x._data
+    return out
+
+
+__all__ += ["clip"]

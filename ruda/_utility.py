@@ -1,0 +1,3 @@
+"""Placeholder: filled in by its chapter."""
+
+__all__: list[str] = []
