@@ -80,9 +80,12 @@ for _mod in _CHAPTERS:
     for _name in _mod.__all__:
         globals()[_name] = getattr(_mod, _name)
 
-from . import fft, linalg, random  # noqa: E402  (extensions import the namespace)
-
-from . import _array_methods  # noqa: E402,F401  (NumPy's ndarray methods, over the namespace)
+from . import (  # noqa: E402  (extensions import the namespace)
+    _array_methods,  # noqa: E402,F401  (NumPy's ndarray methods, over the namespace)
+    fft,
+    linalg,
+    random,
+)
 
 __all__ = sorted(
     {n for m in _CHAPTERS for n in m.__all__}

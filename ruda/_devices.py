@@ -82,7 +82,9 @@ def _parse(name: Any, index: int | None) -> tuple[str, int]:
     if kind == "gpu":
         kind = "cuda"
     if kind not in KINDS:
-        raise ValueError(f"ruda.Device: unknown device {name!r}; known kinds are {', '.join(KINDS)}")
+        raise ValueError(
+            f"ruda.Device: unknown device {name!r}; known kinds are {', '.join(KINDS)}"
+        )
     if rest:
         if not rest.isdigit():
             raise ValueError(f"ruda.Device: bad device index in {name!r}")
@@ -95,12 +97,14 @@ def _parse(name: Any, index: int | None) -> tuple[str, int]:
 
 
 CPU = Device("cpu")
-_current: contextvars.ContextVar[Device | None] = contextvars.ContextVar("ruda_device", default=None)
+_current: contextvars.ContextVar[Device | None] = contextvars.ContextVar(
+    "ruda_device", default=None
+)
 _env_default: list[Device] = []
 
 
 def default_device() -> Device:
-    """The device new arrays go to: the innermost ``with ruda.device(...)``, else ``RUDA_DEVICE``."""
+    """Where new arrays go: the innermost ``with ruda.device(...)``, else ``RUDA_DEVICE``."""
     dev = _current.get()
     if dev is not None:
         return dev

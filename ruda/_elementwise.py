@@ -103,8 +103,12 @@ def _make_method(op: Op, method: str):
     def m(*args, **kwargs):
         arrays = [a for a in args if isinstance(a, Array)]
         dev = common_device(key, *arrays, kwargs.get("out"))
-        nat = [_native(a, key, dev) if not isinstance(a, (int, slice, tuple)) or isinstance(a, bool) else a
-               for a in args]
+        nat = [
+            _native(a, key, dev)
+            if not isinstance(a, (int, slice, tuple)) or isinstance(a, bool)
+            else a
+            for a in args
+        ]
         if method == "at":
             nat = [_native(args[0], key, dev)] + [
                 a._data if isinstance(a, Array) else a for a in args[1:]
@@ -116,7 +120,13 @@ def _make_method(op: Op, method: str):
         if "dtype" in kwargs:
             kwargs["dtype"] = dtype_arg(kwargs["dtype"], key)
         r = dev._ops[key](*nat, **kwargs)
-        return None if method == "at" else _wrap_tree(r, dev) if isinstance(r, tuple) else _wrap(r, dev)
+        return (
+            None
+            if method == "at"
+            else _wrap_tree(r, dev)
+            if isinstance(r, tuple)
+            else _wrap(r, dev)
+        )
 
     m.__name__ = method
     m.__qualname__ = f"{op.name}.{method}"
@@ -200,6 +210,24 @@ def clip(x: Array, /, min: Any = None, max: Any = None, out: Any = None, **kwarg
     return _wrap(r, dev)
 
 
+def round(x: Array, /, decimals: int = 0, out: Any = None) -> Array:
+    """Round to ``decimals`` places, halves to even (complex: each part), as NumPy's ``round``.
+
+    >>> import ruda as np
+    >>> np.round(np.asarray([0.5, 1.5, 2.675]), 2)
+    array([0.5 , 1.5 , 2.67])
+    """
+    x = as_array(x, "round")
+    dev = x._device
+    if out is None:
+        r = dev._ops["round"](x._data, decimals) if decimals else dev._ops["round"](x._data)
+        return _wrap(r, dev)
+    common_device("round", x, out)
+    dev._ops["round"](x._data, decimals, out=out._data)
+    return out
+
+
+around = round
 min_, max_ = min, max  # builtins, before the namespace shadows them
 
 
@@ -208,4 +236,4 @@ def _copy_into(x: Array, out: Array) -> Array:
     return out
 
 
-__all__ += ["clip"]
+__all__ += ["clip", "round", "around"]

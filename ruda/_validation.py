@@ -116,7 +116,9 @@ def shape_arg(shape: Any, fname: str, arg: str = "shape") -> tuple[int, ...]:
         else:
             out = tuple(operator.index(s) for s in shape)
     except TypeError:
-        raise TypeError(f"ruda.{fname}: {arg} must be an int or a tuple of ints, got {shape!r}") from None
+        raise TypeError(
+            f"ruda.{fname}: {arg} must be an int or a tuple of ints, got {shape!r}"
+        ) from None
     return out
 
 

@@ -23,7 +23,7 @@ class Allocator(Protocol):
 
 
 class Compiler(Protocol):
-    """Source (an op-table entry or rendered kernel) -> a program, cached by everything that changes it."""
+    """Source (op-table entry or rendered kernel) -> program, cached by all that changes it."""
 
     def compile(self, key: Any) -> Any: ...
 

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The test command: installs what the tests need, lints, then runs the whole suite on every
+# available device. Set RUDA_CONFORMANCE=1 (and ARRAY_API_TESTS_GIT / ARRAY_API_SPEC_GIT where
+# the suite is not reachable by its public URL) to run the standard's conformance suite too.
+set -euo pipefail
+cd "$(dirname "$0")"
+bash scripts/setup.sh
+.venv/bin/python -m ruff check ruda tests benchmarks conformance
+.venv/bin/python -m pytest tests -q -p no:cacheprovider "$@"
+if [ "${RUDA_CONFORMANCE:-0}" = "1" ]; then
+  .venv/bin/python conformance/run.py --device "${RUDA_DEVICE:-cpu}" --max-examples "${RUDA_CONFORMANCE_EXAMPLES:-200}"
+fi

@@ -1,0 +1,213 @@
+"""Elementwise functions, driven by the op table: every entry against NumPy on every device."""
+
+from __future__ import annotations
+
+import operator
+
+import numpy
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import ruda
+from ruda import _dtypes as dt
+from ruda._ops import ELEMENTWISE, STANDARD_ELEMENTWISE
+from tests.helpers import assert_close, to_numpy
+
+_CATEGORY_DTYPES = {
+    "numeric": dt.NUMERIC,
+    "floating-point": dt.FLOATING,
+    "real floating-point": dt.REAL_FLOATING,
+    "real numeric": dt.REAL_NUMERIC,
+    "integer": dt.INTEGER,
+    "integer or boolean": dt.INTEGER + dt.BOOLEAN,
+    "bool": dt.BOOLEAN,
+    "any": dt.STANDARD,
+}
+# Ops whose NumPy reference is undefined on part of the integer range (shifts, negative powers).
+_NONNEG_SECOND = {"bitwise_left_shift", "bitwise_right_shift", "pow", "float_power", "ldexp"}
+_SKIP_TESTED_ELSEWHERE = {"isnat", "divmod", "frexp", "modf", "ldexp"}
+# Results defined by the dtype itself: compared with NumPy in the same dtype only.
+_DTYPE_DEFINED = {"spacing", "nextafter"}
+OPS = [op for op in ELEMENTWISE if op.name not in _SKIP_TESTED_ELSEWHERE]
+
+
+def _elements(d: dt.DType, op_name: str, second: bool = False):
+    if d.kind == "b":
+        return st.booleans()
+    if d.kind in "iu":
+        info = numpy.iinfo(d._np)
+        lo, hi = int(info.min), int(info.max)
+        if second and op_name in _NONNEG_SECOND:
+            lo, hi = 0, min(hi, info.bits - 1, 5)
+        elif op_name in ("pow", "float_power", "square", "multiply", "lcm", "gcd"):
+            lo, hi = max(lo, -11), min(hi, 11)
+        return st.integers(lo, hi)
+    width = 32 if d in (dt.float32, dt.complex64) else 64
+    if d.kind == "c":
+        return st.complex_numbers(max_magnitude=20, allow_nan=False, width=2 * width)
+    return st.floats(-1e3, 1e3, width=width, allow_subnormal=False)
+
+
+def _reference(op, *arrays):
+    """NumPy's result on the same dtypes (the dtype oracle) and in float64/complex128 (values)."""
+    fn = getattr(numpy, op.numpy)
+    same = fn(*arrays)
+    wide = [a.astype(numpy.complex128 if a.dtype.kind == "c" else numpy.float64)
+            if a.dtype in (numpy.float32, numpy.complex64) else a for a in arrays]  # fmt: skip
+    return numpy.asarray(same), numpy.asarray(fn(*wide))
+
+
+def _compare(got, same, wide, device, op=None):
+    assert got.device == device
+    a = to_numpy(got)
+    assert a.dtype == same.dtype, f"dtype {a.dtype} != {same.dtype}"
+    if a.dtype in (numpy.float32, numpy.complex64) and op not in _DTYPE_DEFINED:
+        # Single precision against the double-precision value, where that value fits.
+        ref = wide.astype(a.dtype)
+        finite = numpy.isfinite(ref)
+        numpy.testing.assert_array_equal(numpy.isfinite(a), finite)
+        numpy.testing.assert_allclose(a[finite], ref[finite], rtol=1e-5, atol=1e-5)
+    else:
+        assert_close(got, same)
+
+
+@pytest.mark.parametrize("op", [o for o in OPS if o.arity == 1], ids=lambda o: o.name)
+@given(data=st.data())
+def test_unary(op, device, data):
+    d = data.draw(st.sampled_from(_CATEGORY_DTYPES[op.category]), label="dtype")
+    a = data.draw(hnp.arrays(d._np, hnp.array_shapes(min_dims=0, max_dims=3, max_side=5),
+                             elements=_elements(d, op.name)), label="x")  # fmt: skip
+    with numpy.errstate(all="ignore"):
+        same, wide = _reference(op, a)
+        got = getattr(ruda, op.name)(ruda.asarray(a, device=device))
+    _compare(got, same, wide, device, op.name)
+
+
+@pytest.mark.parametrize("op", [o for o in OPS if o.arity == 2], ids=lambda o: o.name)
+@given(data=st.data())
+def test_binary_broadcasting(op, device, data):
+    d1 = data.draw(st.sampled_from(_CATEGORY_DTYPES[op.category]), label="dtype1")
+    same_kind = [d for d in _CATEGORY_DTYPES[op.category] if d.kind == d1.kind]
+    d2 = data.draw(st.sampled_from(same_kind), label="dtype2")
+    shapes = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=4))
+    a = data.draw(hnp.arrays(d1._np, shapes.input_shapes[0], elements=_elements(d1, op.name)))
+    b = data.draw(hnp.arrays(d2._np, shapes.input_shapes[1], elements=_elements(d2, op.name, True)))
+    with numpy.errstate(all="ignore"):
+        same, wide = _reference(op, a, b)
+        got = getattr(ruda, op.name)(ruda.asarray(a, device=device), ruda.asarray(b, device=device))
+    _compare(got, same, wide, device, op.name)
+
+
+@pytest.mark.parametrize("op", [o for o in OPS if o.dunder and o.arity == 2], ids=lambda o: o.name)
+def test_operators_and_scalars(op, device, rng):
+    pyop = getattr(operator, op.dunder if op.dunder not in ("and", "or") else op.dunder + "_")
+    kinds = {d.kind for d in _CATEGORY_DTYPES[op.category]}
+    d = numpy.float64 if "f" in kinds else (numpy.int32 if "i" in kinds else numpy.bool_)
+    a = rng.integers(1, 7, size=(3, 4)).astype(d)
+    b = rng.integers(1, 4, size=(4,)).astype(d)
+    scalar = True if d is numpy.bool_ else (2 if d is numpy.int32 else 1.5)
+    x, y = ruda.asarray(a, device=device), ruda.asarray(b, device=device)
+    assert_close(pyop(x, y), pyop(a, b))
+    assert_close(pyop(x, scalar), pyop(a, scalar))
+    assert_close(pyop(scalar, x), pyop(scalar, a))
+    if op.result != "bool":
+        iop = getattr(
+            operator, f"i{op.dunder}" if op.dunder not in ("and", "or") else f"i{op.dunder}"
+        )
+        view = x[1:]  # in-place must write through views
+        before = x
+        x = iop(x, y)
+        a = iop(a, b)
+        assert x is before
+        assert_close(x, a)
+        assert_close(view, a[1:])
+
+
+def test_unary_operators(device, rng):
+    a = rng.standard_normal((3, 3))
+    x = ruda.asarray(a, device=device)
+    assert_close(-x, -a)
+    assert_close(+x, +a)
+    assert_close(abs(x), abs(a))
+    i = ruda.asarray(rng.integers(-50, 50, 7), device=device)
+    assert_close(~i, ~to_numpy(i))
+
+
+def test_matmul_operator(device, rng):
+    a, b = rng.standard_normal((4, 3)), rng.standard_normal((3, 5))
+    x, y = ruda.asarray(a, device=device), ruda.asarray(b, device=device)
+    assert_close(x @ y, a @ b)
+    s = ruda.asarray(rng.standard_normal((4, 4)), device=device)
+    ref = to_numpy(s) @ to_numpy(s)
+    s @= s
+    assert_close(s, ref)
+
+
+def test_ufunc_keywords_and_methods(device, rng):
+    a = rng.standard_normal((4, 5))
+    b = rng.standard_normal((4, 5))
+    x, y = ruda.asarray(a, device=device), ruda.asarray(b, device=device)
+    out = ruda.empty((4, 5), device=device)
+    r = ruda.add(x, y, out=out)
+    assert r is out
+    assert_close(out, a + b)
+    mask = a > 0
+    out2 = ruda.asarray(numpy.full((4, 5), 7.0), device=device)
+    ruda.multiply(x, y, out=out2, where=ruda.asarray(mask, device=device))
+    assert_close(out2, numpy.where(mask, a * b, 7.0))
+    assert_close(ruda.add.reduce(x, axis=0), numpy.add.reduce(a, axis=0))
+    assert_close(ruda.multiply.accumulate(x, axis=1), numpy.multiply.accumulate(a, axis=1))
+    assert_close(ruda.subtract.outer(x[0], y[1]), numpy.subtract.outer(a[0], b[1]))
+    assert_close(ruda.sin(x, dtype=ruda.float32), numpy.sin(a, dtype=numpy.float32))
+    c = a.copy()
+    z = ruda.asarray(c, device=device, copy=True)
+    ruda.add.at(z, ruda.asarray([0, 0, 2], device=device), 1.0)
+    numpy.add.at(c, [0, 0, 2], 1.0)
+    assert_close(z, c)
+
+
+def test_numpy_ufunc_names(device, rng):
+    a = rng.uniform(0.1, 3, 6)
+    x = ruda.asarray(a, device=device)
+    for name in ("absolute", "power", "true_divide", "arctan2", "mod", "fmod", "fmax", "fmin"):
+        assert_close(getattr(ruda, name)(x, x), getattr(numpy, name)(a, a)) if name not in (
+            "absolute",
+        ) else assert_close(ruda.absolute(-x), numpy.absolute(-a))
+    for name in ("rint", "fix", "degrees", "radians", "exp2", "cbrt"):
+        assert_close(getattr(ruda, name)(x), getattr(numpy, name)(a))
+    e = rng.integers(-3, 4, 6)
+    assert_close(ruda.ldexp(x, ruda.asarray(e, device=device)), numpy.ldexp(a, e))
+    m, ex = ruda.frexp(x)
+    assert_close(m, numpy.frexp(a)[0])
+    assert_close(ex, numpy.frexp(a)[1])
+    q, r = divmod(x, 0.7)
+    assert_close(q, a // 0.7)
+    assert_close(r, a % 0.7)
+
+
+def test_clip(device, rng):
+    a = rng.integers(-100, 100, 20).astype(numpy.int8)
+    x = ruda.asarray(a, device=device)
+    assert_close(ruda.clip(x, -5, 5), numpy.clip(a, -5, 5))
+    assert_close(ruda.clip(x, min=-1000, max=1000), a)  # out-of-range bounds keep int8
+    f = rng.standard_normal(10)
+    lo = ruda.asarray(numpy.full(10, -0.5), device=device)
+    assert_close(ruda.clip(ruda.asarray(f, device=device), lo, 0.5), numpy.clip(f, -0.5, 0.5))
+
+
+def test_standard_names_in_table():
+    assert STANDARD_ELEMENTWISE <= {op.name for op in ELEMENTWISE}
+    assert len(STANDARD_ELEMENTWISE) == 66  # the 2025.12 list, less clip (ternary, own function)
+
+
+def test_errors_name_the_function(device):
+    x = ruda.asarray([1.0, 2.0], device=device)
+    other = ruda._array._wrap(numpy.asarray([1.0, 2.0]), ruda.Device("wgpu:7"))
+    with pytest.raises(ValueError, match=r"ruda\.add.*different devices"):
+        ruda.add(x, other)
+    with pytest.raises(ValueError, match=r"ruda\.add.*different devices"):
+        x + other
+    with pytest.raises(TypeError):
+        ruda.sin(object())
