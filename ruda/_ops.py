@@ -80,10 +80,23 @@ _u("trunc", "real numeric", "trunc", "trunc(a)")
 _b("add", "numeric", "add", "a + b", dunder="add")
 _b("atan2", "real floating-point", "arctan2", "atan2(a, b)", aliases=("arctan2",))
 _b("bitwise_and", "integer or boolean", "bitwise_and", "a & b", dunder="and")
-_b("bitwise_left_shift", "integer", "left_shift", "a << b", dunder="lshift", aliases=("left_shift",))
+_b(
+    "bitwise_left_shift",
+    "integer",
+    "left_shift",
+    "a << b",
+    dunder="lshift",
+    aliases=("left_shift",),
+)
 _b("bitwise_or", "integer or boolean", "bitwise_or", "a | b", dunder="or")
-_b("bitwise_right_shift", "integer", "right_shift", "a >> b", dunder="rshift",
-   aliases=("right_shift",))
+_b(
+    "bitwise_right_shift",
+    "integer",
+    "right_shift",
+    "a >> b",
+    dunder="rshift",
+    aliases=("right_shift",),
+)
 _b("bitwise_xor", "integer or boolean", "bitwise_xor", "a ^ b", dunder="xor")
 _b("copysign", "real floating-point", "copysign", "copysign(a, b)")
 _b("divide", "floating-point", "divide", "a / b", dunder="truediv", aliases=("true_divide",))
@@ -104,8 +117,7 @@ _b("multiply", "numeric", "multiply", "a * b", dunder="mul")
 _b("nextafter", "real floating-point", "nextafter", "nextafter(a, b)")
 _b("not_equal", "any", "not_equal", "a != b", result="bool", dunder="ne")
 _b("pow", "numeric", "power", "pow(a, b)", dunder="pow", aliases=("power",))
-_b("remainder", "real numeric", "remainder", "a - floor(a / b) * b", dunder="mod",
-   aliases=("mod",))
+_b("remainder", "real numeric", "remainder", "a - floor(a / b) * b", dunder="mod", aliases=("mod",))
 _b("subtract", "numeric", "subtract", "a - b", dunder="sub")
 
 # NumPy ufuncs beyond the standard (the drop-in surface); the renderers treat them alike.
@@ -142,8 +154,7 @@ _E.append(Op("std", 1, "real floating-point", "std", "", kind="reduction", ident
 _E.append(Op("any", 1, "any", "any", "a || b", kind="reduction", identity=False))
 _E.append(Op("all", 1, "any", "all", "a && b", kind="reduction", identity=True))
 _E.append(Op("cumulative_sum", 1, "numeric", "cumulative_sum", "a + b", kind="scan", identity=0))
-_E.append(Op("cumulative_prod", 1, "numeric", "cumulative_prod", "a * b", kind="scan",
-             identity=1))
+_E.append(Op("cumulative_prod", 1, "numeric", "cumulative_prod", "a * b", kind="scan", identity=1))
 
 OPS: dict[str, Op] = {e.name: e for e in _E}
 ELEMENTWISE: tuple[Op, ...] = tuple(e for e in _E if e.kind == "elementwise")
