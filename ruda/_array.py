@@ -15,12 +15,18 @@ from . import _dtypes as dt
 from ._devices import CPU, Device, resolve
 from ._ops import ELEMENTWISE
 
+try:  # the C hot paths (ruda/_speedups.c); built by pip install or scripts/build_ext.sh
+    from . import _speedups
+except ImportError:  # pragma: no cover - exercised where the extension is not built
+    _speedups = None
+SPEEDUPS = _speedups is not None
+_Base = _speedups.ArrayBase if SPEEDUPS else object
+
 _ndarray = np.ndarray
 _SCALARS = (int, float, complex, bool)
-_new_obj = object.__new__
 
 
-class Array:
+class Array(_Base):
     """An n-dimensional array on a device; ``ruda.ndarray`` is this type.
 
     >>> import ruda as np
@@ -32,15 +38,15 @@ class Array:
            [4., 5.]])
     """
 
-    __slots__ = ("_data", "_device", "__weakref__")
+    # With the C base, _data/_device/__weakref__ live there.
+    __slots__ = () if SPEEDUPS else ("_data", "_device", "__weakref__")
     __hash__ = None  # type: ignore[assignment]
     # Makes NumPy defer to our reflected operators and ufunc hook (np.float64(2) * x stays ruda).
     __array_priority__ = 1000
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> Array:
-        raise TypeError(
-            "ruda.Array cannot be constructed directly; use ruda.asarray, ruda.array, ruda.empty..."
-        )
+    # Note: no __new__/__init__ on purpose: ``Array()`` is the cheapest way to make the object
+    # (the wrapper's cost is the product on small arrays). Public code makes arrays with
+    # ruda.asarray, ruda.array, ruda.empty...; a bare ``Array()`` has no data.
 
     # -- attributes of the standard -------------------------------------------------
     @property
@@ -250,11 +256,14 @@ def _rebuild(host: np.ndarray, device: str) -> Array:
     return _wrap(dev.backend.allocator.from_host(host), dev)
 
 
+_new_array = Array
+
+
 def _wrap(data: Any, device: Device) -> Array:
     """A new Array around a native array (NumPy scalars become 0-d arrays on the CPU)."""
     if type(data) is not _ndarray and device is CPU:
         data = np.asarray(data)
-    a = _new_obj(Array)
+    a = _new_array()
     a._data = data
     a._device = device
     return a
@@ -427,3 +436,52 @@ def _rdivmod_wrap(self: Array, other: Any) -> Any:
 
 Array.__divmod__ = _divmod_wrap  # type: ignore[method-assign]
 Array.__rdivmod__ = _rdivmod_wrap  # type: ignore[method-assign]
+
+
+def _install_speedups() -> None:
+    """Hand the hot operators and basic indexing to the C base; Python keeps the slow paths."""
+    dunders = {op.name: op.dunder for op in ELEMENTWISE if op.dunder}
+    dunders["matmul"] = "matmul"
+    fallbacks = {}
+    for name in _speedups.op_names():
+        d = dunders[name]
+        forward = Array.__dict__[f"__{d}__"]
+        reflected = Array.__dict__.get(f"__r{d}__")
+        fallbacks[name] = (forward, reflected)
+        delattr(Array, f"__{d}__")  # the C slot, inherited from the base, takes over
+        if reflected is not None:
+            delattr(Array, f"__r{d}__")
+    slow_getitem = Array.__dict__["__getitem__"]
+    del Array.__getitem__
+    _speedups.init(Array, CPU, _ndarray, np.asarray, slow_getitem, fallbacks)
+
+
+if SPEEDUPS:
+    _install_speedups()
+
+
+def _call1_py(name: str, x: Any) -> Any:
+    if type(x) is not Array:
+        return NotImplemented
+    d = x._device
+    return _wrap(d._ops[name](x._data), d)
+
+
+def _call2_py(name: str, a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if ta is Array:
+        d = a._device
+        if tb is Array and b._device is d:
+            return _wrap(d._ops[name](a._data, b._data), d)
+        if tb is float or tb is int:
+            return _wrap(d._ops[name](a._data, b), d)
+    elif tb is Array and (ta is float or ta is int):
+        d = b._device
+        return _wrap(d._ops[name](a, b._data), d)
+    return NotImplemented
+
+
+# Fast paths for namespace functions: the op on the operands' device, wrapped, or NotImplemented
+# when the operands need the full path (array-likes, mixed devices, other scalar types).
+call1 = _speedups.call1 if SPEEDUPS else _call1_py
+call2 = _speedups.call2 if SPEEDUPS else _call2_py

@@ -8,10 +8,35 @@ import numpy as np
 
 from . import _dtypes as dt
 from ._array import Array, _wrap
-from ._devices import CPU, Device, resolve
-from ._validation import dtype_arg
+from ._devices import CPU, Device, _current, default_device, resolve
+from ._validation import as_array, dtype_arg, shape_arg, wrap
 
-__all__ = ["asarray"]
+__all__ = [
+    "arange",
+    "asarray",
+    "empty",
+    "empty_like",
+    "eye",
+    "from_dlpack",
+    "full",
+    "full_like",
+    "linspace",
+    "meshgrid",
+    "ones",
+    "ones_like",
+    "tril",
+    "triu",
+    "zeros",
+    "zeros_like",
+    # NumPy's surface
+    "array", "asanyarray", "ascontiguousarray", "asfortranarray", "copy", "identity", "diag",
+    "diagflat", "tri", "fromfunction", "logspace", "geomspace", "frombuffer", "fromiter",
+    "indices",
+]  # fmt: skip
+
+_FLOAT = dt.DEFAULT_FLOAT._np
+_INT = dt.DEFAULT_INT._np
+_COMPLEX = dt.DEFAULT_COMPLEX._np
 
 
 def _to_device(data: np.ndarray, dev: Device) -> Array:
@@ -103,3 +128,679 @@ def _infer_python_dtype(obj: Any) -> np.dtype | None:
         if k in kinds:
             return d._np
     return None
+
+
+# -- the standard's creation functions ------------------------------------------------------
+
+
+def _dev_dtype(fname: str, device: Any, dtype: Any, default: np.dtype | None = _FLOAT):
+    """The target device and NumPy dtype (``default`` when dtype is None); kept cheap."""
+    if device is None:
+        dev = _current.get() or default_device()
+    else:
+        dev = device if type(device) is Device else Device(device)
+    if dev._ops is None:
+        resolve(dev)
+    if dtype is None:
+        return dev, default
+    if type(dtype) is dt.DType and dev is CPU:
+        return dev, dtype._np
+    return dev, dtype_arg(dtype, fname, dev)
+
+
+def _shape(shape: Any, fname: str) -> Any:
+    t = type(shape)
+    return shape if t is tuple or t is int else shape_arg(shape, fname)
+
+
+def _check_order(order: Any, fname: str) -> None:
+    if order == "C":
+        return
+    if order not in ("C", "F", "K", "A", None):
+        raise ValueError(f"ruda.{fname}: order must be one of 'C', 'F', 'A', 'K', got {order!r}")
+
+
+def empty(
+    shape: int | tuple[int, ...],
+    dtype: Any = None,
+    order: str = "C",
+    *,
+    device: Any = None,
+    like: Any = None,
+) -> Array:
+    """An uninitialised array of ``shape`` (float64 unless ``dtype`` says otherwise).
+
+    >>> import ruda as np
+    >>> np.empty((2, 3), np.float32).shape
+    (2, 3)
+    """
+    dev, npdt = _dev_dtype("empty", device, dtype)
+    shape = _shape(shape, "empty")
+    if order != "C":
+        _check_order(order, "empty")
+    return _wrap(dev._ops["empty"](shape, dtype=npdt, order=order), dev)
+
+
+def zeros(
+    shape: int | tuple[int, ...],
+    dtype: Any = None,
+    order: str = "C",
+    *,
+    device: Any = None,
+    like: Any = None,
+) -> Array:
+    """An array of zeros (float64 unless ``dtype`` says otherwise).
+
+    >>> import ruda as np
+    >>> np.zeros(3)
+    array([0., 0., 0.])
+    """
+    dev, npdt = _dev_dtype("zeros", device, dtype)
+    shape = _shape(shape, "zeros")
+    if order != "C":
+        _check_order(order, "zeros")
+    return _wrap(dev._ops["zeros"](shape, dtype=npdt, order=order), dev)
+
+
+def ones(
+    shape: int | tuple[int, ...],
+    dtype: Any = None,
+    order: str = "C",
+    *,
+    device: Any = None,
+    like: Any = None,
+) -> Array:
+    """An array of ones (float64 unless ``dtype`` says otherwise).
+
+    >>> import ruda as np
+    >>> np.ones((2,), dtype=np.int32)
+    array([1, 1], dtype=int32)
+    """
+    dev, npdt = _dev_dtype("ones", device, dtype)
+    shape = _shape(shape, "ones")
+    if order != "C":
+        _check_order(order, "ones")
+    return _wrap(dev._ops["ones"](shape, dtype=npdt, order=order), dev)
+
+
+_FILL = {bool: np.dtype(np.bool_), int: _INT, float: _FLOAT, complex: _COMPLEX}
+
+
+def _fill_dtype(fill_value: Any, fname: str) -> np.dtype:
+    """The standard's default dtype for a fill value: from its Python type."""
+    t = type(fill_value)
+    if t is bool or isinstance(fill_value, np.bool_):
+        return np.dtype(np.bool_)
+    if t is int:
+        return _INT
+    if t is float:
+        return _FLOAT
+    if t is complex:
+        return _COMPLEX
+    if isinstance(fill_value, (np.generic, np.ndarray)):
+        return fill_value.dtype
+    if isinstance(fill_value, Array):
+        return fill_value._data.dtype
+    try:
+        return np.asarray(fill_value).dtype
+    except Exception:
+        raise TypeError(
+            f"ruda.{fname}: fill_value must be a bool, int, float or complex, "
+            f"got {type(fill_value).__name__}"
+        ) from None
+
+
+def _fill_native(fill_value: Any, dev: Device, fname: str) -> Any:
+    if isinstance(fill_value, Array):
+        if fill_value._device is not dev:
+            raise ValueError(
+                f"ruda.{fname}: fill_value is on {fill_value._device}, the result on {dev}"
+            )
+        return fill_value._data
+    return fill_value
+
+
+def full(
+    shape: int | tuple[int, ...],
+    fill_value: Any,
+    dtype: Any = None,
+    order: str = "C",
+    *,
+    device: Any = None,
+    like: Any = None,
+) -> Array:
+    """An array of ``shape`` filled with ``fill_value``; the dtype follows the value's Python type.
+
+    >>> import ruda as np
+    >>> np.full((2,), 7)
+    array([7, 7])
+    """
+    dev, npdt = _dev_dtype("full", device, dtype, None)
+    if npdt is None:
+        npdt = _FILL.get(type(fill_value)) or _fill_dtype(fill_value, "full")
+    shape = _shape(shape, "full")
+    if order != "C":
+        _check_order(order, "full")
+    fv = fill_value if type(fill_value) in _FILL else _fill_native(fill_value, dev, "full")
+    return _wrap(dev._ops["full"](shape, fv, dtype=npdt, order=order), dev)
+
+
+def _like(fname: str, x: Any, dtype: Any, device: Any, order: str, shape: Any, *fill: Any):
+    x = as_array(x, fname)
+    dev = x._device if device is None else resolve(device)
+    npdt = dtype_arg(dtype, fname, dev)
+    if npdt is None:
+        npdt = x._data.dtype
+    if dev is x._device:
+        kw: dict[str, Any] = {"dtype": npdt, "order": order}
+        if shape is not None:
+            kw["shape"] = shape_arg(shape, fname)
+        return _wrap(dev._ops[fname](x._data, *fill, **kw), dev)
+    # A different device: same shape, built there.
+    shp = x.shape if shape is None else shape_arg(shape, fname)
+    return _wrap(dev._ops[fname[:-5]](shp, *fill, dtype=npdt), dev)
+
+
+def empty_like(
+    x: Any,
+    /,
+    dtype: Any = None,
+    order: str = "K",
+    subok: bool = True,
+    shape: Any = None,
+    *,
+    device: Any = None,
+) -> Array:
+    """An uninitialised array with the shape, dtype and device of ``x``.
+
+    >>> import ruda as np
+    >>> np.empty_like(np.ones((2, 2))).shape
+    (2, 2)
+    """
+    return _like("empty_like", x, dtype, device, order, shape)
+
+
+def zeros_like(
+    x: Any,
+    /,
+    dtype: Any = None,
+    order: str = "K",
+    subok: bool = True,
+    shape: Any = None,
+    *,
+    device: Any = None,
+) -> Array:
+    """Zeros with the shape, dtype and device of ``x``.
+
+    >>> import ruda as np
+    >>> np.zeros_like(np.asarray([1, 2]))
+    array([0, 0])
+    """
+    return _like("zeros_like", x, dtype, device, order, shape)
+
+
+def ones_like(
+    x: Any,
+    /,
+    dtype: Any = None,
+    order: str = "K",
+    subok: bool = True,
+    shape: Any = None,
+    *,
+    device: Any = None,
+) -> Array:
+    """Ones with the shape, dtype and device of ``x``.
+
+    >>> import ruda as np
+    >>> np.ones_like(np.asarray([1.5, 2.5]))
+    array([1., 1.])
+    """
+    return _like("ones_like", x, dtype, device, order, shape)
+
+
+def full_like(
+    x: Any,
+    /,
+    fill_value: Any,
+    dtype: Any = None,
+    order: str = "K",
+    subok: bool = True,
+    shape: Any = None,
+    *,
+    device: Any = None,
+) -> Array:
+    """An array like ``x`` filled with ``fill_value`` (in ``x``'s dtype unless ``dtype`` is given).
+
+    >>> import ruda as np
+    >>> np.full_like(np.asarray([1, 2]), 9)
+    array([9, 9])
+    """
+    xa = as_array(x, "full_like")
+    dev = xa._device if device is None else resolve(device)
+    return _like(
+        "full_like", xa, dtype, dev, order, shape, _fill_native(fill_value, dev, "full_like")
+    )
+
+
+def arange(
+    start: int | float,
+    /,
+    stop: int | float | None = None,
+    step: int | float = 1,
+    dtype: Any = None,
+    *,
+    device: Any = None,
+    like: Any = None,
+) -> Array:
+    """Evenly spaced values in ``[start, stop)``; one argument means ``[0, start)``.
+
+    >>> import ruda as np
+    >>> np.arange(5)
+    array([0, 1, 2, 3, 4])
+    >>> np.arange(0, 1, 0.25)
+    array([0.  , 0.25, 0.5 , 0.75])
+    """
+    if stop is None:
+        start, stop = 0, start
+    if step is None:
+        step = 1
+    if step == 0:
+        raise ValueError("ruda.arange: step must not be zero")
+    dev, npdt = _dev_dtype("arange", device, dtype, None)
+    if npdt is None:
+        if type(start) is int and type(stop) is int and type(step) is int:
+            npdt = _INT
+        elif any(isinstance(v, (complex, np.complexfloating)) for v in (start, stop, step)):
+            raise TypeError("ruda.arange: complex arguments are not supported")
+        elif any(isinstance(v, (float, np.floating)) for v in (start, stop, step)):
+            npdt = _FLOAT
+        else:
+            npdt = _INT
+    return _wrap(dev._ops["arange"](start, stop, step, dtype=npdt), dev)
+
+
+def linspace(
+    start: int | float | complex,
+    stop: int | float | complex,
+    /,
+    num: int = 50,
+    endpoint: bool = True,
+    retstep: bool = False,
+    dtype: Any = None,
+    axis: int = 0,
+    *,
+    device: Any = None,
+) -> Any:
+    """``num`` evenly spaced samples over ``[start, stop]`` (``[start, stop)`` if not ``endpoint``).
+
+    >>> import ruda as np
+    >>> np.linspace(0, 1, 5)
+    array([0.  , 0.25, 0.5 , 0.75, 1.  ])
+    """
+    dev = resolve(device)
+    npdt = dtype_arg(dtype, "linspace", dev)
+    if npdt is None and all(isinstance(v, (bool, int, float, complex)) for v in (start, stop)):
+        npdt = _COMPLEX if complex in (type(start), type(stop)) else _FLOAT
+    if isinstance(start, Array) or isinstance(stop, Array):
+        start = _fill_native(start, dev, "linspace")
+        stop = _fill_native(stop, dev, "linspace")
+    try:
+        num = int(num)
+    except TypeError:
+        raise TypeError(f"ruda.linspace: num must be an integer, got {num!r}") from None
+    if num < 0:
+        raise ValueError(f"ruda.linspace: num must be non-negative, got {num}")
+    r = dev._ops["linspace"](
+        start, stop, num, endpoint=endpoint, retstep=retstep, dtype=npdt, axis=axis
+    )
+    if retstep:
+        return _wrap(r[0], dev), r[1]
+    return _wrap(r, dev)
+
+
+def eye(
+    n_rows: int,
+    n_cols: int | None = None,
+    /,
+    k: int = 0,
+    dtype: Any = None,
+    order: str = "C",
+    *,
+    device: Any = None,
+    like: Any = None,
+) -> Array:
+    """A 2-D array with ones on the ``k``-th diagonal and zeros elsewhere.
+
+    >>> import ruda as np
+    >>> np.eye(2)
+    array([[1., 0.],
+           [0., 1.]])
+    """
+    dev, npdt = _dev_dtype("eye", device, dtype)
+    return _wrap(dev._ops["eye"](n_rows, n_cols, k=k, dtype=npdt, order=order), dev)
+
+
+def _tri_check(x: Array, fname: str) -> None:
+    if x._data.ndim < 1:
+        raise ValueError(f"ruda.{fname}: x must have at least 1 dimension, got a 0-d array")
+
+
+def tril(x: Any, /, k: int = 0) -> Array:
+    """The lower triangle of (each matrix in) ``x``: elements above the ``k``-th diagonal zeroed.
+
+    >>> import ruda as np
+    >>> np.tril(np.ones((2, 2)))
+    array([[1., 0.],
+           [1., 1.]])
+    """
+    x = as_array(x, "tril")
+    _tri_check(x, "tril")
+    return _wrap(x._device._ops["tril"](x._data, k=k), x._device)
+
+
+def triu(x: Any, /, k: int = 0) -> Array:
+    """The upper triangle of (each matrix in) ``x``: elements below the ``k``-th diagonal zeroed.
+
+    >>> import ruda as np
+    >>> np.triu(np.ones((2, 2)))
+    array([[1., 1.],
+           [0., 1.]])
+    """
+    x = as_array(x, "triu")
+    _tri_check(x, "triu")
+    return _wrap(x._device._ops["triu"](x._data, k=k), x._device)
+
+
+def meshgrid(
+    *arrays: Any, indexing: str = "xy", copy: bool = True, sparse: bool = False
+) -> tuple[Array, ...]:
+    """Coordinate matrices from coordinate vectors (a tuple, ``indexing`` 'xy' or 'ij').
+
+    >>> import ruda as np
+    >>> X, Y = np.meshgrid(np.asarray([1, 2, 3]), np.asarray([4, 5]))
+    >>> X.shape
+    (2, 3)
+    """
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"ruda.meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    if not arrays:
+        return ()
+    from ._validation import common_device
+
+    dev = common_device("meshgrid", *arrays)
+    natives = [as_array(a, "meshgrid", f"arrays[{i}]", dev)._data for i, a in enumerate(arrays)]
+    r = dev._ops["meshgrid"](*natives, indexing=indexing, copy=copy, sparse=sparse)
+    return tuple(_wrap(a, dev) for a in r)
+
+
+def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Array:
+    """An array from any object with ``__dlpack__`` (zero-copy where possible).
+
+    >>> import ruda as np
+    >>> import numpy
+    >>> np.from_dlpack(numpy.arange(3)).shape
+    (3,)
+    """
+    if isinstance(x, Array):
+        return asarray(x, device=device, copy=copy)
+    if not hasattr(x, "__dlpack__"):
+        raise TypeError(f"ruda.from_dlpack: x must support __dlpack__, got {type(x).__name__}")
+    dev = CPU if device is None else resolve(device)
+    if dev is CPU:
+        try:
+            data = np.from_dlpack(x, device="cpu", copy=copy)
+        except BufferError as e:
+            raise BufferError(f"ruda.from_dlpack: {e}") from None
+        return _wrap(data, dev)
+    if hasattr(dev.backend, "from_dlpack"):
+        return _wrap(dev.backend.from_dlpack(x, copy=copy), dev)
+    if copy is False:
+        raise ValueError(f"ruda.from_dlpack: copy=False, but moving x to {dev} copies")
+    return _to_device(np.from_dlpack(x), dev)
+
+
+# -- NumPy's surface ------------------------------------------------------------------------
+
+
+def array(
+    object: Any,
+    dtype: Any = None,
+    *,
+    copy: bool | None = True,
+    order: str = "K",
+    subok: bool = False,
+    ndmin: int = 0,
+    like: Any = None,
+    device: Any = None,
+) -> Array:
+    """NumPy's ``array``: a new array from ``object`` (copied unless ``copy`` is None/False).
+
+    >>> import ruda as np
+    >>> np.array([1, 2], ndmin=2)
+    array([[1, 2]])
+    """
+    r = asarray(object, dtype=dtype, device=device, copy=copy)
+    if order in ("F", "A") and r._device is CPU and order == "F":
+        r = _wrap(np.asfortranarray(r._data), r._device)
+    if ndmin and r._data.ndim < ndmin:
+        shape = (1,) * (ndmin - r._data.ndim) + r._data.shape
+        r = _wrap(r._device._ops["reshape"](r._data, shape), r._device)
+    return r
+
+
+def asanyarray(
+    a: Any,
+    dtype: Any = None,
+    order: Any = None,
+    *,
+    device: Any = None,
+    copy: bool | None = None,
+    like: Any = None,
+) -> Array:
+    """NumPy's ``asanyarray`` (ruda has one array type, so it is :func:`asarray`).
+
+    >>> import ruda as np
+    >>> np.asanyarray([1.5]).dtype
+    ruda.float64
+    """
+    return asarray(a, dtype=dtype, device=device, copy=copy)
+
+
+def ascontiguousarray(a: Any, dtype: Any = None, *, like: Any = None) -> Array:
+    """A C-contiguous array (at least 1-d) with the data of ``a``.
+
+    >>> import ruda as np
+    >>> np.ascontiguousarray(np.ones((2, 3)).T).shape
+    (3, 2)
+    """
+    x = asarray(a, dtype=dtype)
+    return _wrap(x._device._ops["ascontiguousarray"](x._data), x._device)
+
+
+def asfortranarray(a: Any, dtype: Any = None, *, like: Any = None) -> Array:
+    """A Fortran-ordered array (at least 1-d) with the data of ``a``.
+
+    >>> import ruda as np
+    >>> np.asfortranarray(np.ones((2, 3))).shape
+    (2, 3)
+    """
+    x = asarray(a, dtype=dtype)
+    return _wrap(x._device._ops["asfortranarray"](x._data), x._device)
+
+
+def copy(a: Any, order: str = "K", subok: bool = False) -> Array:
+    """A copy of ``a`` on the same device.
+
+    >>> import ruda as np
+    >>> x = np.asarray([1, 2]); y = np.copy(x); y[0] = 9; int(x[0])
+    1
+    """
+    x = as_array(a, "copy", "a")
+    return _wrap(x._device._ops["copy"](x._data, order=order), x._device)
+
+
+def identity(n: int, dtype: Any = None, *, like: Any = None, device: Any = None) -> Array:
+    """The ``n`` x ``n`` identity matrix.
+
+    >>> import ruda as np
+    >>> np.identity(2, dtype=np.int8)
+    array([[1, 0],
+           [0, 1]], dtype=int8)
+    """
+    dev, npdt = _dev_dtype("identity", device, dtype)
+    return _wrap(dev._ops["eye"](n, dtype=npdt), dev)
+
+
+def diag(v: Any, k: int = 0) -> Array:
+    """The ``k``-th diagonal of a 2-D array, or a 2-D array with 1-D ``v`` on that diagonal.
+
+    >>> import ruda as np
+    >>> np.diag(np.asarray([1, 2]))
+    array([[1, 0],
+           [0, 2]])
+    """
+    x = as_array(v, "diag", "v")
+    if x._data.ndim not in (1, 2):
+        raise ValueError(f"ruda.diag: v must be 1-d or 2-d, got {x._data.ndim}-d")
+    return _wrap(x._device._ops["diag"](x._data, k), x._device)
+
+
+def diagflat(v: Any, k: int = 0) -> Array:
+    """A 2-D array with the flattened ``v`` on the ``k``-th diagonal.
+
+    >>> import ruda as np
+    >>> np.diagflat([[1, 2]]).shape
+    (2, 2)
+    """
+    x = as_array(v, "diagflat", "v")
+    return _wrap(x._device._ops["diagflat"](x._data, k), x._device)
+
+
+def tri(
+    N: int,
+    M: int | None = None,
+    k: int = 0,
+    dtype: Any = None,
+    *,
+    like: Any = None,
+    device: Any = None,
+) -> Array:
+    """Ones at and below the ``k``-th diagonal of an ``N`` x ``M`` array.
+
+    >>> import ruda as np
+    >>> np.tri(2)
+    array([[1., 0.],
+           [1., 1.]])
+    """
+    dev, npdt = _dev_dtype("tri", device, dtype)
+    return _wrap(dev._ops["tri"](N, M, k, dtype=npdt), dev)
+
+
+def indices(dimensions: Any, dtype: Any = int, sparse: bool = False, *, device: Any = None) -> Any:
+    """Index grids of an array of shape ``dimensions`` (stacked, or a tuple if ``sparse``).
+
+    >>> import ruda as np
+    >>> np.indices((2, 3)).shape
+    (2, 2, 3)
+    """
+    dev, npdt = _dev_dtype("indices", device, dtype, _INT)
+    dims = shape_arg(dimensions, "indices", "dimensions")
+    return wrap(dev._ops["indices"](dims, dtype=npdt, sparse=sparse), dev)
+
+
+def fromfunction(function: Any, shape: Any, *, dtype: Any = float, like: Any = None,
+                 device: Any = None, **kwargs: Any) -> Any:  # fmt: skip
+    """Call ``function`` with index grids of ``shape`` (ruda arrays) and return its result.
+
+    >>> import ruda as np
+    >>> np.fromfunction(lambda i, j: i + j, (2, 2), dtype=int)
+    array([[0, 1],
+           [1, 2]])
+    """
+    grids = indices(shape, dtype=dtype, device=device)
+    r = function(*grids, **kwargs)
+    return r if not isinstance(r, (list, np.ndarray)) else asarray(r, device=grids._device)
+
+
+def logspace(
+    start: Any,
+    stop: Any,
+    num: int = 50,
+    endpoint: bool = True,
+    base: Any = 10.0,
+    dtype: Any = None,
+    axis: int = 0,
+    *,
+    device: Any = None,
+) -> Array:
+    """``num`` samples evenly spaced on a log scale, from ``base**start`` to ``base**stop``.
+
+    >>> import ruda as np
+    >>> np.logspace(0, 2, 3)
+    array([  1.,  10., 100.])
+    """
+    dev = resolve(device)
+    npdt = dtype_arg(dtype, "logspace", dev)
+    return _wrap(dev._ops["logspace"](start, stop, num, endpoint=endpoint, base=base,
+                                      dtype=npdt, axis=axis), dev)  # fmt: skip
+
+
+def geomspace(
+    start: Any,
+    stop: Any,
+    num: int = 50,
+    endpoint: bool = True,
+    dtype: Any = None,
+    axis: int = 0,
+    *,
+    device: Any = None,
+) -> Array:
+    """``num`` samples in geometric progression from ``start`` to ``stop``.
+
+    >>> import ruda as np
+    >>> np.geomspace(1, 100, 3)
+    array([  1.,  10., 100.])
+    """
+    dev = resolve(device)
+    npdt = dtype_arg(dtype, "geomspace", dev)
+    try:
+        r = dev._ops["geomspace"](start, stop, num, endpoint=endpoint, dtype=npdt, axis=axis)
+    except ValueError as e:
+        raise ValueError(f"ruda.geomspace: {e}") from None
+    return _wrap(r, dev)
+
+
+def frombuffer(
+    buffer: Any,
+    dtype: Any = float,
+    count: int = -1,
+    offset: int = 0,
+    *,
+    like: Any = None,
+    device: Any = None,
+) -> Array:
+    """A 1-D array over the bytes of ``buffer`` (a view on the CPU, a copy elsewhere).
+
+    >>> import ruda as np
+    >>> np.frombuffer(b"\\x01\\x02", dtype=np.uint8)
+    array([1, 2], dtype=uint8)
+    """
+    dev, npdt = _dev_dtype("frombuffer", device, dtype)
+    try:
+        host = np.frombuffer(buffer, dtype=npdt, count=count, offset=offset)
+    except ValueError as e:
+        raise ValueError(f"ruda.frombuffer: {e}") from None
+    return _to_device(host, dev)
+
+
+def fromiter(
+    iter: Any, dtype: Any, count: int = -1, *, like: Any = None, device: Any = None
+) -> Array:
+    """A 1-D array from the values of an iterable (read on the host).
+
+    >>> import ruda as np
+    >>> np.fromiter(range(3), dtype=np.int32)
+    array([0, 1, 2], dtype=int32)
+    """
+    dev, npdt = _dev_dtype("fromiter", device, dtype)
+    return _to_device(np.fromiter(iter, dtype=npdt, count=count), dev)

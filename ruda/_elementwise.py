@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ._array import Array, _wrap, _wrap_tree
+from ._array import Array, _wrap, _wrap_tree, call1, call2
 from ._ops import ELEMENTWISE, Op
 from ._validation import as_array, common_device, dtype_arg
 
@@ -27,19 +27,18 @@ def _native(x: Any, fname: str, dev: Any) -> Any:
     return as_array(x, fname, device=dev)._data
 
 
-def _kwargs(fname: str, dev: Any, out: Any, where: Any, dtype: Any, kw: dict) -> dict:
+def _kwargs(fname: str, dev: Any, out: Any, kw: dict) -> dict:
     """NumPy's optional ufunc keywords, unwrapped (out and where must be on the same device)."""
     if out is not None:
         outs = out if isinstance(out, tuple) else (out,)
         for o in outs:
             if not isinstance(o, Array):
                 raise TypeError(f"ruda.{fname}: out must be a ruda array, got {type(o).__name__}")
-        common_device(fname, *outs)
         kw["out"] = tuple(o._data for o in outs) if isinstance(out, tuple) else out._data
-    if where is not True:
-        kw["where"] = _native(where, fname, dev)
-    if dtype is not None:
-        kw["dtype"] = dtype_arg(dtype, fname)
+    if "where" in kw and kw["where"] is not True:
+        kw["where"] = _native(kw["where"], fname, dev)
+    if kw.get("dtype") is not None:
+        kw["dtype"] = dtype_arg(kw["dtype"], fname)
     return kw
 
 
@@ -53,48 +52,48 @@ def _result(r: Any, out: Any, dev: Any) -> Any:
 
 def _make_unary(op: Op):
     name = op.name
+    tuple_result = op.numpy in ("frexp", "modf")
 
-    def fn(x, /, out=None, *, where=True, dtype=None, **kwargs):
-        if type(x) is Array:
-            dev = x._device
-            d = x._data
-        else:
-            dev = common_device(name, x, out)
-            d = _native(x, name, dev)
-        impl = dev._ops[name]
-        if out is None and where is True and dtype is None and not kwargs:
-            r = impl(d)
-            return _wrap(r, dev) if type(r) is not tuple else _wrap_tree(r, dev)
-        if out is not None and isinstance(out, Array) and out._device is not dev:
-            common_device(name, x, out)
-        return _result(impl(d, **_kwargs(name, dev, out, where, dtype, kwargs)), out, dev)
+    def fn(x, /, out=None, **kwargs):
+        if out is None and not kwargs and not tuple_result:
+            r = call1(name, x)
+            if r is not NotImplemented:
+                return r
+        return _unary_full(name, x, out, kwargs)
 
     return fn
+
+
+def _unary_full(name: str, x: Any, out: Any, kwargs: dict) -> Any:
+    dev = common_device(name, x, out)
+    d = _native(x, name, dev)
+    impl = dev._ops[name]
+    if out is None and not kwargs:
+        return _result(impl(d), None, dev)
+    return _result(impl(d, **_kwargs(name, dev, out, kwargs)), out, dev)
 
 
 def _make_binary(op: Op):
     name = op.name
+    tuple_result = op.numpy == "divmod"
 
-    def fn(x1, x2, /, out=None, *, where=True, dtype=None, **kwargs):
-        t1, t2 = type(x1), type(x2)
-        if t1 is Array and t2 is Array and x1._device is x2._device:
-            dev, a, b = x1._device, x1._data, x2._data
-        elif t1 is Array and t2 in _SCALARS:
-            dev, a, b = x1._device, x1._data, x2
-        elif t2 is Array and t1 in _SCALARS:
-            dev, a, b = x2._device, x1, x2._data
-        else:
-            dev = common_device(name, x1, x2, out)
-            a, b = _native(x1, name, dev), _native(x2, name, dev)
-        impl = dev._ops[name]
-        if out is None and where is True and dtype is None and not kwargs:
-            r = impl(a, b)
-            return _wrap(r, dev) if type(r) is not tuple else _wrap_tree(r, dev)
-        if isinstance(out, Array):
-            common_device(name, x1, x2, out)
-        return _result(impl(a, b, **_kwargs(name, dev, out, where, dtype, kwargs)), out, dev)
+    def fn(x1, x2, /, out=None, **kwargs):
+        if out is None and not kwargs and not tuple_result:
+            r = call2(name, x1, x2)
+            if r is not NotImplemented:
+                return r
+        return _binary_full(name, x1, x2, out, kwargs)
 
     return fn
+
+
+def _binary_full(name: str, x1: Any, x2: Any, out: Any, kwargs: dict) -> Any:
+    dev = common_device(name, x1, x2, out)
+    a, b = _native(x1, name, dev), _native(x2, name, dev)
+    impl = dev._ops[name]
+    if out is None and not kwargs:
+        return _result(impl(a, b), None, dev)
+    return _result(impl(a, b, **_kwargs(name, dev, out, kwargs)), out, dev)
 
 
 def _make_method(op: Op, method: str):

@@ -1,3 +1,657 @@
-"""Placeholder: filled in by its chapter."""
+"""Statistical functions: the standard's reductions and scans, and NumPy's (nan-aware, order
+statistics, cov/corrcoef); the histograms live in ``_histograms.py`` and are re-exported here.
 
-__all__: list[str] = []
+Every reduction takes the standard's keywords and NumPy's positional style and keywords
+(``np.sum(a, 0)``, ``out=``, ``keepdims=``, ``where=``, ``initial=``, ``ddof=``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import _histograms
+from ._array import Array, _wrap
+from ._utility import _NoValue, axis_arg, finish, native, numpy_kwargs
+from ._validation import as_array, common_device, dtype_arg, normalize_axis
+
+__all__ = [
+    "sum",
+    "prod",
+    "max",
+    "min",
+    "amax",
+    "amin",
+    "mean",
+    "var",
+    "std",
+    "cumulative_sum",
+    "cumulative_prod",
+    "cumsum",
+    "cumprod",
+    "ptp",
+    "average",
+    "median",
+    "percentile",
+    "quantile",
+    "nansum",
+    "nanprod",
+    "nanmean",
+    "nanvar",
+    "nanstd",
+    "nanmin",
+    "nanmax",
+    "nanmedian",
+    "nanpercentile",
+    "nanquantile",
+    "nancumsum",
+    "nancumprod",
+    "cov",
+    "corrcoef",
+] + _histograms.__all__
+
+globals().update({n: getattr(_histograms, n) for n in _histograms.__all__})
+
+_Axis = int | tuple[int, ...] | None
+
+
+def _reduce(name: str, x: Any, axis: Any, out: Any, keepdims: bool, where: Any, **kw: Any) -> Any:
+    """Validate, dispatch ``name`` and wrap: the body of every plain reduction."""
+    x = as_array(x, name)
+    dev = x._device
+    d = x._data
+    ax = axis_arg(axis, d.ndim, name)
+    if out is None and where is True and not kw:
+        return _wrap(dev._ops[name](d, axis=ax, keepdims=keepdims), dev)
+    kw = numpy_kwargs(name, dev, out, where, **kw)
+    if "dtype" in kw:
+        kw["dtype"] = dtype_arg(kw["dtype"], name)
+    return finish(dev._ops[name](d, axis=ax, keepdims=keepdims, **kw), out, dev)
+
+
+def _check_nonempty(name: str, x: Any, axis: Any, initial: Any, where: Any) -> None:
+    # max/min have no identity: an empty reduction raises (the standard allows it; NumPy does it).
+    if initial is not _NoValue or where is not True or not isinstance(x, Array):
+        return
+    shape = x._data.shape
+    if 0 not in shape:
+        return
+    ax = axis_arg(axis, len(shape), name)
+    axes = range(len(shape)) if ax is None else (ax,) if type(ax) is int else ax
+    if ax is None or [a for a in axes if shape[a] == 0]:
+        raise ValueError(
+            f"ruda.{name}: cannot reduce an empty array (shape {shape}, axis={axis}) without "
+            "initial="
+        )
+
+
+# -- the standard's reductions ------------------------------------------------------------
+def sum(
+    x: Array,
+    /,
+    axis: _Axis = None,
+    dtype: Any = None,
+    out: Array | None = None,
+    keepdims: bool = False,
+    initial: Any = _NoValue,
+    where: Any = True,
+) -> Array:
+    """Sum of the elements (along ``axis``); small integers accumulate in the default integer.
+
+    >>> import ruda as np
+    >>> np.sum(np.asarray([[1, 2], [3, 4]]), 0)
+    array([4, 6])
+    """
+    if dtype is None and initial is _NoValue:
+        return _reduce("sum", x, axis, out, keepdims, where)
+    return _reduce("sum", x, axis, out, keepdims, where, dtype=dtype, initial=initial)
+
+
+def prod(
+    x: Array,
+    /,
+    axis: _Axis = None,
+    dtype: Any = None,
+    out: Array | None = None,
+    keepdims: bool = False,
+    initial: Any = _NoValue,
+    where: Any = True,
+) -> Array:
+    """Product of the elements (along ``axis``); small integers accumulate in the default integer.
+
+    >>> import ruda as np
+    >>> np.prod(np.asarray([1, 2, 3, 4]))
+    array(24)
+    """
+    if dtype is None and initial is _NoValue:
+        return _reduce("prod", x, axis, out, keepdims, where)
+    return _reduce("prod", x, axis, out, keepdims, where, dtype=dtype, initial=initial)
+
+
+def max(
+    x: Array,
+    /,
+    axis: _Axis = None,
+    out: Array | None = None,
+    keepdims: bool = False,
+    initial: Any = _NoValue,
+    where: Any = True,
+) -> Array:
+    """Largest element (along ``axis``); NaNs propagate; an empty reduction raises.
+
+    >>> import ruda as np
+    >>> np.max(np.asarray([[1, 5], [3, 2]]), axis=1)
+    array([5, 3])
+    """
+    _check_nonempty("max", x, axis, initial, where)
+    if initial is _NoValue:
+        return _reduce("max", x, axis, out, keepdims, where)
+    return _reduce("max", x, axis, out, keepdims, where, initial=initial)
+
+
+def min(
+    x: Array,
+    /,
+    axis: _Axis = None,
+    out: Array | None = None,
+    keepdims: bool = False,
+    initial: Any = _NoValue,
+    where: Any = True,
+) -> Array:
+    """Smallest element (along ``axis``); NaNs propagate; an empty reduction raises.
+
+    >>> import ruda as np
+    >>> np.min(np.asarray([[1, 5], [3, 2]]), axis=1)
+    array([1, 2])
+    """
+    _check_nonempty("min", x, axis, initial, where)
+    if initial is _NoValue:
+        return _reduce("min", x, axis, out, keepdims, where)
+    return _reduce("min", x, axis, out, keepdims, where, initial=initial)
+
+
+amax = max
+amin = min
+
+
+def mean(
+    x: Array,
+    /,
+    axis: _Axis = None,
+    dtype: Any = None,
+    out: Array | None = None,
+    keepdims: bool = False,
+    *,
+    where: Any = True,
+) -> Array:
+    """Arithmetic mean (along ``axis``); float32 stays float32, integers give float64.
+
+    >>> import ruda as np
+    >>> np.mean(np.asarray([1.0, 2.0, 6.0]))
+    array(3.)
+    """
+    if dtype is None:
+        return _reduce("mean", x, axis, out, keepdims, where)
+    return _reduce("mean", x, axis, out, keepdims, where, dtype=dtype)
+
+
+def _spread(name: str, x, axis, dtype, out, ddof, keepdims, where, mean, correction) -> Any:
+    if correction is not _NoValue:
+        if ddof != 0 and ddof != correction:
+            raise ValueError(f"ruda.{name}: give ddof or correction, not both")
+        ddof = correction
+    if dtype is None and mean is _NoValue and out is None and where is True:
+        x = as_array(x, name)
+        dev = x._device
+        ax = axis_arg(axis, x._data.ndim, name)
+        return _wrap(dev._ops[name](x._data, axis=ax, ddof=ddof, keepdims=keepdims), dev)
+    if mean is not _NoValue:
+        mean = native(mean, name, "mean", as_array(x, name)._device)
+    return _reduce(name, x, axis, out, keepdims, where, dtype=dtype, ddof=ddof, mean=mean)
+
+
+def var(
+    x: Array,
+    /,
+    axis: _Axis = None,
+    dtype: Any = None,
+    out: Array | None = None,
+    ddof: float = 0,
+    keepdims: bool = False,
+    *,
+    where: Any = True,
+    mean: Any = _NoValue,
+    correction: float = _NoValue,
+) -> Array:
+    """Variance with ``correction`` (NumPy's ``ddof``) degrees of freedom removed.
+
+    >>> import ruda as np
+    >>> np.var(np.asarray([1.0, 2.0, 3.0, 4.0]), correction=1)
+    array(1.66666667)
+    """
+    return _spread("var", x, axis, dtype, out, ddof, keepdims, where, mean, correction)
+
+
+def std(
+    x: Array,
+    /,
+    axis: _Axis = None,
+    dtype: Any = None,
+    out: Array | None = None,
+    ddof: float = 0,
+    keepdims: bool = False,
+    *,
+    where: Any = True,
+    mean: Any = _NoValue,
+    correction: float = _NoValue,
+) -> Array:
+    """Standard deviation with ``correction`` (NumPy's ``ddof``) degrees of freedom removed.
+
+    >>> import ruda as np
+    >>> np.std(np.asarray([1.0, 3.0]))
+    array(1.)
+    """
+    return _spread("std", x, axis, dtype, out, ddof, keepdims, where, mean, correction)
+
+
+# -- scans --------------------------------------------------------------------------------
+def _scan(name: str, x: Any, axis: Any, dtype: Any, include_initial: bool) -> Array:
+    x = as_array(x, name)
+    dev = x._device
+    d = x._data
+    if d.ndim == 0:
+        raise ValueError(f"ruda.{name}: x must have at least one dimension")
+    if axis is None:
+        if d.ndim > 1:
+            raise ValueError(f"ruda.{name}: axis is required for an array of {d.ndim} dims")
+        ax = 0
+    else:
+        ax = normalize_axis(axis, d.ndim, name)
+    npdt = dtype_arg(dtype, name)
+    return _wrap(dev._ops[name](d, axis=ax, dtype=npdt, include_initial=include_initial), dev)
+
+
+def cumulative_sum(
+    x: Array, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
+) -> Array:
+    """Running sums along ``axis`` (required when ``x`` has more than one dimension).
+
+    >>> import ruda as np
+    >>> np.cumulative_sum(np.asarray([1, 2, 3]), include_initial=True)
+    array([0, 1, 3, 6])
+    """
+    return _scan("cumulative_sum", x, axis, dtype, include_initial)
+
+
+def cumulative_prod(
+    x: Array, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
+) -> Array:
+    """Running products along ``axis`` (required when ``x`` has more than one dimension).
+
+    >>> import ruda as np
+    >>> np.cumulative_prod(np.asarray([1, 2, 3]))
+    array([1, 2, 6])
+    """
+    return _scan("cumulative_prod", x, axis, dtype, include_initial)
+
+
+def _make_np_scan(name: str, doc: str) -> Any:
+    # NumPy's scans flatten when axis is None.
+    def fn(a: Any, axis: int | None = None, dtype: Any = None, out: Array | None = None) -> Array:
+        a = as_array(a, name)
+        dev = a._device
+        ax = None if axis is None else normalize_axis(axis, a._data.ndim, name)
+        kw = numpy_kwargs(name, dev, out)
+        return finish(
+            dev._ops[name](a._data, axis=ax, dtype=dtype_arg(dtype, name), **kw), out, dev
+        )
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
+cumsum = _make_np_scan(
+    "cumsum",
+    """Running sums along ``axis`` (of the flattened array if None).
+
+    >>> import ruda as np
+    >>> np.cumsum(np.asarray([[1, 2], [3, 4]]))
+    array([ 1,  3,  6, 10])
+    """,
+)
+cumprod = _make_np_scan(
+    "cumprod",
+    """Running products along ``axis`` (flattened array if None).
+
+    >>> import ruda as np
+    >>> np.cumprod(np.asarray([1, 2, 3]))
+    array([1, 2, 6])
+    """,
+)
+nancumsum = _make_np_scan(
+    "nancumsum",
+    """Running sums treating NaN as zero.
+
+    >>> import ruda as np
+    >>> np.nancumsum(np.asarray([1.0, np.nan, 2.0]))
+    array([1., 1., 3.])
+    """,
+)
+nancumprod = _make_np_scan(
+    "nancumprod",
+    """Running products treating NaN as one.
+
+    >>> import ruda as np
+    >>> np.nancumprod(np.asarray([2.0, np.nan, 3.0]))
+    array([2., 2., 6.])
+    """,
+)
+
+
+# -- NumPy's nan-aware reductions ------------------------------------------------------------
+def nansum(
+    a: Any,
+    axis: _Axis = None,
+    dtype: Any = None,
+    out: Array | None = None,
+    keepdims: bool = False,
+    initial: Any = _NoValue,
+    where: Any = True,
+) -> Array:
+    """Sum treating NaN as zero.
+
+    >>> import ruda as np
+    >>> np.nansum(np.asarray([1.0, np.nan, 2.0]))
+    array(3.)
+    """
+    return _reduce("nansum", a, axis, out, keepdims, where, dtype=dtype, initial=initial)
+
+
+def nanprod(
+    a: Any,
+    axis: _Axis = None,
+    dtype: Any = None,
+    out: Array | None = None,
+    keepdims: bool = False,
+    initial: Any = _NoValue,
+    where: Any = True,
+) -> Array:
+    """Product treating NaN as one.
+
+    >>> import ruda as np
+    >>> np.nanprod(np.asarray([2.0, np.nan, 3.0]))
+    array(6.)
+    """
+    return _reduce("nanprod", a, axis, out, keepdims, where, dtype=dtype, initial=initial)
+
+
+def nanmax(
+    a: Any,
+    axis: _Axis = None,
+    out: Array | None = None,
+    keepdims: bool = False,
+    initial: Any = _NoValue,
+    where: Any = True,
+) -> Array:
+    """Largest element ignoring NaNs (NaN, with a warning, where all are NaN).
+
+    >>> import ruda as np
+    >>> np.nanmax(np.asarray([1.0, np.nan, 2.0]))
+    array(2.)
+    """
+    return _reduce("nanmax", a, axis, out, keepdims, where, initial=initial)
+
+
+def nanmin(
+    a: Any,
+    axis: _Axis = None,
+    out: Array | None = None,
+    keepdims: bool = False,
+    initial: Any = _NoValue,
+    where: Any = True,
+) -> Array:
+    """Smallest element ignoring NaNs (NaN, with a warning, where all are NaN).
+
+    >>> import ruda as np
+    >>> np.nanmin(np.asarray([1.0, np.nan, 2.0]))
+    array(1.)
+    """
+    return _reduce("nanmin", a, axis, out, keepdims, where, initial=initial)
+
+
+def nanmean(
+    a: Any,
+    axis: _Axis = None,
+    dtype: Any = None,
+    out: Array | None = None,
+    keepdims: bool = False,
+    *,
+    where: Any = True,
+) -> Array:
+    """Mean of the non-NaN elements.
+
+    >>> import ruda as np
+    >>> np.nanmean(np.asarray([1.0, np.nan, 3.0]))
+    array(2.)
+    """
+    return _reduce("nanmean", a, axis, out, keepdims, where, dtype=dtype)
+
+
+def nanvar(
+    a: Any,
+    axis: _Axis = None,
+    dtype: Any = None,
+    out: Array | None = None,
+    ddof: float = 0,
+    keepdims: bool = False,
+    *,
+    where: Any = True,
+    mean: Any = _NoValue,
+    correction: Any = _NoValue,
+) -> Array:
+    """Variance of the non-NaN elements.
+
+    >>> import ruda as np
+    >>> np.nanvar(np.asarray([1.0, np.nan, 3.0]))
+    array(1.)
+    """
+    return _spread("nanvar", a, axis, dtype, out, ddof, keepdims, where, mean, correction)
+
+
+def nanstd(
+    a: Any,
+    axis: _Axis = None,
+    dtype: Any = None,
+    out: Array | None = None,
+    ddof: float = 0,
+    keepdims: bool = False,
+    *,
+    where: Any = True,
+    mean: Any = _NoValue,
+    correction: Any = _NoValue,
+) -> Array:
+    """Standard deviation of the non-NaN elements.
+
+    >>> import ruda as np
+    >>> np.nanstd(np.asarray([1.0, np.nan, 3.0]))
+    array(1.)
+    """
+    return _spread("nanstd", a, axis, dtype, out, ddof, keepdims, where, mean, correction)
+
+
+# -- order statistics ------------------------------------------------------------------------
+def ptp(a: Any, axis: _Axis = None, out: Array | None = None, keepdims: bool = False) -> Array:
+    """Range (max - min) along ``axis``.
+
+    >>> import ruda as np
+    >>> np.ptp(np.asarray([4, 9, 2]))
+    array(7)
+    """
+    return _reduce("ptp", a, axis, out, keepdims, True)
+
+
+def _median(name: str, a: Any, axis: Any, out: Any, overwrite_input: bool, keepdims: bool) -> Any:
+    a = as_array(a, name)
+    dev = a._device
+    ax = axis_arg(axis, a._data.ndim, name)
+    kw = numpy_kwargs(name, dev, out)
+    r = dev._ops[name](a._data, axis=ax, overwrite_input=overwrite_input, keepdims=keepdims, **kw)
+    return finish(r, out, dev)
+
+
+def median(
+    a: Any,
+    axis: _Axis = None,
+    out: Array | None = None,
+    overwrite_input: bool = False,
+    keepdims: bool = False,
+) -> Array:
+    """Median along ``axis``.
+
+    >>> import ruda as np
+    >>> np.median(np.asarray([3.0, 1.0, 2.0, 10.0]))
+    array(2.5)
+    """
+    return _median("median", a, axis, out, overwrite_input, keepdims)
+
+
+def nanmedian(
+    a: Any,
+    axis: _Axis = None,
+    out: Array | None = None,
+    overwrite_input: bool = False,
+    keepdims: bool = False,
+) -> Array:
+    """Median of the non-NaN elements along ``axis``.
+
+    >>> import ruda as np
+    >>> np.nanmedian(np.asarray([3.0, np.nan, 1.0]))
+    array(2.)
+    """
+    return _median("nanmedian", a, axis, out, overwrite_input, keepdims)
+
+
+def _make_quantile(name: str, doc: str) -> Any:
+    def fn(
+        a: Any,
+        q: Any,
+        axis: _Axis = None,
+        out: Array | None = None,
+        overwrite_input: bool = False,
+        method: str = "linear",
+        keepdims: bool = False,
+        *,
+        weights: Any = None,
+    ) -> Array:
+        dev = common_device(name, a, q, weights, out)
+        a = as_array(a, name, device=dev)
+        ax = axis_arg(axis, a._data.ndim, name)
+        kw = numpy_kwargs(name, dev, out, weights=native(weights, name, "weights", dev))
+        r = dev._ops[name](a._data, native(q, name, "q", dev), axis=ax, method=method,
+                           overwrite_input=overwrite_input, keepdims=keepdims, **kw)  # fmt: skip
+        return finish(r, out, dev)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
+percentile = _make_quantile(
+    "percentile",
+    """The ``q``-th percentiles (0..100) along ``axis``.
+
+    >>> import ruda as np
+    >>> np.percentile(np.asarray([1.0, 2.0, 3.0, 4.0]), 50)
+    array(2.5)
+    """,
+)
+quantile = _make_quantile(
+    "quantile",
+    """The ``q``-th quantiles (0..1) along ``axis``; ``method`` as NumPy's.
+
+    >>> import ruda as np
+    >>> np.quantile(np.asarray([1.0, 2.0, 3.0, 4.0]), 0.25)
+    array(1.75)
+    """,
+)
+nanpercentile = _make_quantile(
+    "nanpercentile",
+    """Percentiles of the non-NaN elements.
+
+    >>> import ruda as np
+    >>> np.nanpercentile(np.asarray([1.0, np.nan, 3.0]), 50)
+    array(2.)
+    """,
+)
+nanquantile = _make_quantile(
+    "nanquantile",
+    """Quantiles of the non-NaN elements.
+
+    >>> import ruda as np
+    >>> np.nanquantile(np.asarray([1.0, np.nan, 3.0]), 0.5)
+    array(2.)
+    """,
+)
+
+
+# -- weighted and paired statistics ----------------------------------------------------------
+def average(
+    a: Any,
+    axis: _Axis = None,
+    weights: Any = None,
+    returned: bool = False,
+    *,
+    keepdims: bool = False,
+) -> Any:
+    """Weighted mean along ``axis``; with ``returned=True`` also the sum of the weights.
+
+    >>> import ruda as np
+    >>> np.average(np.asarray([1.0, 2.0, 3.0]), weights=np.asarray([3.0, 0.0, 1.0]))
+    array(1.5)
+    """
+    dev = common_device("average", a, weights)
+    a = as_array(a, "average", device=dev)
+    ax = axis_arg(axis, a._data.ndim, "average")
+    w = native(weights, "average", "weights", dev)
+    r = dev._ops["average"](a._data, axis=ax, weights=w, returned=returned, keepdims=keepdims)
+    return finish(r, None, dev)
+
+
+def cov(
+    m: Any,
+    y: Any = None,
+    rowvar: bool = True,
+    bias: bool = False,
+    ddof: int | None = None,
+    fweights: Any = None,
+    aweights: Any = None,
+    *,
+    dtype: Any = None,
+) -> Array:
+    """Covariance matrix of the variables in the rows (``rowvar=True``) of ``m`` (and ``y``).
+
+    >>> import ruda as np
+    >>> np.cov(np.asarray([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]]))
+    array([[ 1., -1.],
+           [-1.,  1.]])
+    """
+    dev = common_device("cov", m, y, fweights, aweights)
+    args = [native(v, "cov", n, dev) for v, n in ((m, "m"), (y, "y"), (fweights, "fweights"),
+                                                    (aweights, "aweights"))]  # fmt: skip
+    r = dev._ops["cov"](args[0], args[1], rowvar=rowvar, bias=bias, ddof=ddof, fweights=args[2],
+                        aweights=args[3], dtype=dtype_arg(dtype, "cov"))  # fmt: skip
+    return _wrap(r, dev)
+
+
+def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -> Array:
+    """Pearson correlation coefficients of the variables in ``x`` (and ``y``).
+
+    >>> import ruda as np
+    >>> np.corrcoef(np.asarray([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]]))
+    array([[ 1., -1.],
+           [-1.,  1.]])
+    """
+    dev = common_device("corrcoef", x, y)
+    xd, yd = native(x, "corrcoef", "x", dev), native(y, "corrcoef", "y", dev)
+    r = dev._ops["corrcoef"](xd, yd, rowvar=rowvar, dtype=dtype_arg(dtype, "corrcoef"))
+    return _wrap(r, dev)

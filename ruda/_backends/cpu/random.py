@@ -39,27 +39,60 @@ def _counters(counter: int, n: int) -> tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
+_CHUNK = 8192  # blocks per pass: the (2, chunk) uint64 temporaries stay in cache
+
+
+def _round_keys(k0: int, k1: int) -> np.ndarray:
+    """The 10 round keys as a (10, 2, 1) uint64 array (key bumped by W0, W1 after each round)."""
+    ks = [[[(k0 + r * W0) & 0xFFFFFFFF], [(k1 + r * W1) & 0xFFFFFFFF]] for r in range(ROUNDS)]
+    return np.array(ks, dtype=np.uint64)
+
+
+def _blocks_small(k0: int, k1: int, counter: int, n: int) -> np.ndarray:
+    """Few blocks in Python integers: cheaper than NumPy's per-call overhead for tiny draws."""
+    out = []
+    for j in range(n):
+        c = (counter + j) % (1 << 128)
+        c0, c1, c2, c3 = (c >> (32 * i) & 0xFFFFFFFF for i in range(4))
+        a, b = k0, k1
+        for _ in range(ROUNDS):
+            p0, p1 = M0 * c0, M1 * c2
+            c0, c1, c2, c3 = (
+                (p1 >> 32) ^ c1 ^ a,
+                p1 & 0xFFFFFFFF,
+                (p0 >> 32) ^ c3 ^ b,
+                p0 & 0xFFFFFFFF,
+            )
+            a, b = (a + W0) & 0xFFFFFFFF, (b + W1) & 0xFFFFFFFF
+        out += (c0, c1, c2, c3)
+    return np.array(out, dtype=np.uint32)
+
+
 @register("random.philox4x32", "cpu")
 def philox4x32(key: tuple[int, int], counter: int, n: int) -> np.ndarray:
     """The 4*n uint32 words of Philox4x32-10 blocks ``counter..counter+n-1`` under ``key``."""
-    n = int(n)
-    a, b = _counters(int(counter), n)
+    n, counter = int(n), int(counter)
     k0, k1 = int(key[0]) & 0xFFFFFFFF, int(key[1]) & 0xFFFFFFFF
-    p = np.empty((2, n), dtype=np.uint64)
-    for _ in range(ROUNDS):
-        kk = np.array([[k0], [k1]], dtype=np.uint64)
-        # One round: (c0, c1, c2, c3) -> (hi(M1*c2)^c1^k0, lo(M1*c2), hi(M0*c0)^c3^k1, lo(M0*c0)).
-        np.multiply(a, _MULT, out=p)
-        p = p[::-1]
-        np.right_shift(p, _SHIFT32, out=a)
-        a ^= b
-        a ^= kk
-        np.bitwise_and(p, _MASK32, out=b)
-        p = p[::-1]
-        k0, k1 = (k0 + W0) & 0xFFFFFFFF, (k1 + W1) & 0xFFFFFFFF
+    if n <= 4:
+        return _blocks_small(k0, k1, counter, n)
+    keys = _round_keys(k0, k1)
     out = np.empty((n, 4), dtype=np.uint32)
-    out[:, 0] = a[0]
-    out[:, 1] = b[0]
-    out[:, 2] = a[1]
-    out[:, 3] = b[1]
+    p = np.empty((2, min(n, _CHUNK)), dtype=np.uint64)
+    for s in range(0, n, _CHUNK):
+        m = min(_CHUNK, n - s)
+        a, b = _counters(counter + s, m)
+        q = p[:, :m]
+        for r in range(ROUNDS):
+            # (c0, c1, c2, c3) -> (hi(M1*c2)^c1^k0, lo(M1*c2), hi(M0*c0)^c3^k1, lo(M0*c0)).
+            np.multiply(a, _MULT, out=q)
+            rq = q[::-1]
+            np.right_shift(rq, _SHIFT32, out=a)
+            a ^= b
+            a ^= keys[r]
+            np.bitwise_and(rq, _MASK32, out=b)
+        o = out[s : s + m]
+        o[:, 0] = a[0]
+        o[:, 1] = b[0]
+        o[:, 2] = a[1]
+        o[:, 3] = b[1]
     return out.reshape(-1)

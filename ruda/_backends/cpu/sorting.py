@@ -8,21 +8,20 @@ from ..._dispatch import register
 
 
 def _value_kind(x: np.ndarray, stable: bool, kind: str | None) -> str | None:
-    """The NumPy kind for sorting values: stability is only visible for signed zeros."""
-    if kind is not None or not stable:
-        return kind
-    k = x.dtype.kind
-    if k in "biu":
-        return None  # equal integers are indistinguishable: the fast sort is stable enough
-    if k == "f" and not (x == 0).any():
-        return None
-    return "stable"
+    """The NumPy kind for sorting values: equal values are indistinguishable in the result."""
+    # Note: the standard leaves the order of signed zeros (and NaNs) unspecified, so sorting
+    # values never needs the slower stable algorithm; argsort does.
+    return kind
 
 
 @register("sort", "cpu")
 def sort(x, axis=-1, descending=False, stable=True, kind=None, order=None):
     if not descending:
-        return np.sort(x, axis=axis, kind=_value_kind(x, stable, kind), order=order)
+        if axis is None:
+            return np.sort(x, axis=None, kind=kind, order=order)
+        y = x.copy()  # the in-place method skips np.sort's wrapper layer
+        y.sort(axis=axis, kind=kind, order=order)
+        return y
     if axis is None:
         x, axis = x.reshape(-1), 0
     # Sorting the reversed array and reversing back keeps equal elements in their order.
@@ -36,7 +35,7 @@ def argsort(x, axis=-1, descending=False, stable=True, kind=None, order=None):
     if kind is None and stable:
         kind = "stable"
     if not descending:
-        return np.argsort(x, axis=axis, kind=kind, order=order)
+        return x.argsort(axis=axis, kind=kind, order=order)
     if axis is None:
         x, axis = x.reshape(-1), 0
     n = x.shape[axis]

@@ -1,0 +1,119 @@
+"""``python -m ruda demo``: the devices found, a NumPy-style workload checked on each, quick timings.
+
+``python -m ruda devices`` only lists the devices and why a kind is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import numpy
+
+import ruda
+from ruda._backends import probe
+
+
+def devices() -> list[ruda.Device]:
+    """Print each device kind and whether it runs here; return the usable devices."""
+    found = [ruda.Device("cpu")]
+    print("devices:")
+    print("  cpu    ready (NumPy backend)")
+    for kind in ("cuda", "wgpu"):
+        reason = probe(kind)
+        if reason is None:
+            found.append(ruda.Device(kind))
+            print(f"  {kind:<6} ready")
+        else:
+            print(f"  {kind:<6} not available: {reason}")
+    return found
+
+
+def workload(np, device) -> dict[str, float]:
+    """An everyday NumPy script, written once, run with ``np`` = numpy or ruda."""
+    kw = {} if np is numpy else {"device": device}
+    rng = numpy.random.default_rng(42)
+    xh = rng.standard_normal((2000, 8))
+    wh = rng.standard_normal(8)
+    x = np.asarray(xh, **kw)
+    y = x @ np.asarray(wh, **kw) + 0.01 * np.asarray(rng.standard_normal(2000), **kw)
+    coef = np.linalg.lstsq(x, y, rcond=None)[0]
+    z = (x - x.mean(axis=0)) / x.std(axis=0)
+    cov = z.T @ z / (len(z) - 1)
+    evals = np.linalg.eigh(cov)[0]
+    spec = np.abs(np.fft.rfft(z[:, 0]))
+    order = np.argsort(z[:, 1])
+    q = np.quantile(z[:, 2], 0.9)
+    return {
+        "lstsq error": float(np.max(np.abs(coef - np.asarray(wh, **kw)))),
+        "eigenvalue sum": float(np.sum(evals)),
+        "spectrum peak": float(np.max(spec)),
+        "median by sort": float(z[:, 1][order][1000]),
+        "90% quantile": float(q),
+        "unique labels": float(np.unique(np.round(z[:, 3])).shape[0]),
+    }
+
+
+def check(dev: ruda.Device) -> bool:
+    ref = workload(numpy, None)
+    got = workload(ruda, dev)
+    ok = True
+    for k, v in ref.items():
+        good = abs(got[k] - v) <= 1e-9 * max(1.0, abs(v))
+        ok &= good
+        print(
+            f"  {k:<16} numpy {v:>12.6g}   ruda[{dev}] {got[k]:>12.6g}   {'ok' if good else 'DIFFERS'}"
+        )
+    return ok
+
+
+def _time(fn, reps: int = 5) -> float:
+    fn()
+    best = float("inf")
+    for _ in range(reps):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def quick_bench(dev: ruda.Device) -> None:
+    print(f"  {'op':<22}{'elements':>12}{'numpy':>12}{'ruda':>12}{'ratio':>8}")
+    for n in (1_000, 4_000_000):
+        a = numpy.random.default_rng(1).standard_normal(n)
+        x = ruda.asarray(a, device=dev)
+        side = int(n**0.5)
+        m, mm = a[: side * side].reshape(side, side), x[: side * side].reshape(side, side)
+        for name, fnp, fru in (
+            ("add", lambda: a + a, lambda: x + x),
+            ("sum", lambda: a.sum(), lambda: float(ruda.sum(x))),
+            ("sort", lambda: numpy.sort(a), lambda: ruda.sort(x)),
+            ("matmul", lambda: m @ m, lambda: mm @ mm),
+        ):
+            tn, tr = _time(fnp), _time(fru)
+            print(f"  {name:<22}{n:>12,}{tn * 1e6:>10.1f}us{tr * 1e6:>10.1f}us{tr / tn:>8.2f}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m ruda")
+    ap.add_argument("command", choices=["demo", "devices"], nargs="?", default="demo")
+    args = ap.parse_args(argv)
+    print(
+        f"ruda {ruda.__version__} (Array API {ruda.__array_api_version__}), numpy {numpy.__version__}"
+    )
+    found = devices()
+    if args.command == "devices":
+        return 0
+    ok = True
+    for dev in found:
+        print(f"\nworkload on {dev}, checked against NumPy:")
+        ok &= check(dev)
+        print(f"\nquick benchmark on {dev} (best of 5; ratio = ruda / numpy):")
+        quick_bench(dev)
+    print("\nall results agree with NumPy" if ok else "\nSOME RESULTS DIFFER FROM NUMPY")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
