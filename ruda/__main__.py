@@ -1,4 +1,4 @@
-"""``python -m ruda demo``: the devices found, a NumPy-style workload checked on each, quick timings.
+"""``python -m ruda demo``: the devices, a NumPy-style workload checked on each, quick timings.
 
 ``python -m ruda devices`` only lists the devices and why a kind is missing.
 """
@@ -19,7 +19,10 @@ def devices() -> list[ruda.Device]:
     """Print each device kind and whether it runs here; return the usable devices."""
     found = [ruda.Device("cpu")]
     print("devices:")
-    print("  cpu    ready (NumPy backend)")
+    from ruda._array import SPEEDUPS
+
+    hot = "C hot paths" if SPEEDUPS else "pure Python: run scripts/build_ext.sh for the C hot paths"
+    print(f"  cpu    ready (NumPy backend, {hot})")
     for kind in ("cuda", "wgpu"):
         reason = probe(kind)
         if reason is None:
@@ -62,9 +65,8 @@ def check(dev: ruda.Device) -> bool:
     for k, v in ref.items():
         good = abs(got[k] - v) <= 1e-9 * max(1.0, abs(v))
         ok &= good
-        print(
-            f"  {k:<16} numpy {v:>12.6g}   ruda[{dev}] {got[k]:>12.6g}   {'ok' if good else 'DIFFERS'}"
-        )
+        verdict = "ok" if good else "DIFFERS"
+        print(f"  {k:<16} numpy {v:>12.6g}   ruda[{dev}] {got[k]:>12.6g}   {verdict}")
     return ok
 
 
@@ -78,19 +80,22 @@ def _time(fn, reps: int = 5) -> float:
     return best
 
 
+def _bench_cases(a: numpy.ndarray, x: ruda.Array) -> list[tuple[str, object, object]]:
+    side = int(a.size**0.5)
+    m, mm = a[: side * side].reshape(side, side), x[: side * side].reshape(side, side)
+    return [
+        ("add", lambda: a + a, lambda: x + x),
+        ("sum", lambda: a.sum(), lambda: ruda.sum(x)),
+        ("sort", lambda: numpy.sort(a), lambda: ruda.sort(x)),
+        ("matmul", lambda: m @ m, lambda: mm @ mm),
+    ]
+
+
 def quick_bench(dev: ruda.Device) -> None:
     print(f"  {'op':<22}{'elements':>12}{'numpy':>12}{'ruda':>12}{'ratio':>8}")
     for n in (1_000, 4_000_000):
         a = numpy.random.default_rng(1).standard_normal(n)
-        x = ruda.asarray(a, device=dev)
-        side = int(n**0.5)
-        m, mm = a[: side * side].reshape(side, side), x[: side * side].reshape(side, side)
-        for name, fnp, fru in (
-            ("add", lambda: a + a, lambda: x + x),
-            ("sum", lambda: a.sum(), lambda: float(ruda.sum(x))),
-            ("sort", lambda: numpy.sort(a), lambda: ruda.sort(x)),
-            ("matmul", lambda: m @ m, lambda: mm @ mm),
-        ):
+        for name, fnp, fru in _bench_cases(a, ruda.asarray(a, device=dev)):
             tn, tr = _time(fnp), _time(fru)
             print(f"  {name:<22}{n:>12,}{tn * 1e6:>10.1f}us{tr * 1e6:>10.1f}us{tr / tn:>8.2f}")
 
@@ -99,9 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m ruda")
     ap.add_argument("command", choices=["demo", "devices"], nargs="?", default="demo")
     args = ap.parse_args(argv)
-    print(
-        f"ruda {ruda.__version__} (Array API {ruda.__array_api_version__}), numpy {numpy.__version__}"
-    )
+    api = ruda.__array_api_version__
+    print(f"ruda {ruda.__version__} (Array API {api}), numpy {numpy.__version__}")
     found = devices()
     if args.command == "devices":
         return 0

@@ -19,7 +19,7 @@ from ._devices import CPU
 
 # Methods that are exactly ``ruda.<name>(self, *args, **kwargs)``.
 _SAME_NAME = (
-    "all", "any", "argmax", "argmin", "argpartition", "argsort", "choose", "clip", "compress",
+    "all", "any", "argmax", "argmin", "argpartition", "argsort", "choose", "clip",
     "conj", "conjugate", "cumprod", "cumsum", "diagonal", "dot", "max", "mean", "min", "nonzero",
     "prod", "ptp", "put", "ravel", "repeat", "round", "searchsorted", "squeeze", "std", "sum",
     "swapaxes", "take", "trace", "var",
@@ -88,6 +88,11 @@ def flatten(self: Array, order: str = "C") -> Array:
 def copy(self: Array, order: str = "C") -> Array:
     """A copy on the same device."""
     return ruda.asarray(self, copy=True)
+
+
+def compress(self: Array, condition: Any, axis: int | None = None, out: Any = None) -> Array:
+    """Elements where ``condition`` is true (NumPy's argument order: condition first)."""
+    return ruda.compress(condition, self, axis=axis, out=out)
 
 
 def fill(self: Array, value: Any) -> None:
@@ -164,7 +169,7 @@ def __round__(self: Array, ndigits: int | None = None) -> Any:
     return ruda.round(self, decimals=ndigits)
 
 
-for _f in (astype, reshape, transpose, flatten, copy, fill, sort, partition, item, tolist,
+for _f in (astype, reshape, transpose, flatten, copy, compress, fill, sort, partition, item, tolist,
            tobytes, tofile, dumps, dump, view, byteswap, __contains__, __round__):  # fmt: skip
     setattr(Array, _f.__name__, _f)
 del _f

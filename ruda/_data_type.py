@@ -21,7 +21,7 @@ __all__ = [
     "complexfloating", "bool_", "object_", "str_", "bytes_", "void", "datetime64", "timedelta64",
     "int_", "intp", "uintp", "uint", "double", "single", "half", "longlong", "ulonglong", "byte",
     "ubyte", "short", "ushort", "intc", "uintc", "cdouble", "csingle", "longdouble",
-    "clongdouble", "float128", "complex256", "finfo_object", "iinfo_object",
+    "clongdouble",
 ]  # fmt: skip
 
 # NumPy's abstract scalar hierarchy, for issubdtype and isinstance checks.
@@ -61,8 +61,6 @@ cdouble = dt.from_numpy(np.dtype(np.cdouble))
 csingle = dt.from_numpy(np.dtype(np.csingle))
 longdouble = dt.from_numpy(np.dtype(np.longdouble))
 clongdouble = dt.from_numpy(np.dtype(np.clongdouble))
-float128 = longdouble
-complex256 = clongdouble
 
 
 def _np_dtype(obj: Any, fname: str, arg: str = "dtype") -> np.dtype:

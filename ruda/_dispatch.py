@@ -11,6 +11,23 @@ from collections.abc import Callable
 from typing import Any
 
 from ._backends import get_backend
+from ._errors import annotate
+
+try:
+    from ._speedups import Annotated, set_annotate
+
+    set_annotate(annotate)
+except ImportError:  # pure-Python build: the same rule, one Python call more
+
+    def Annotated(op: str, fn: Callable[..., Any]) -> Callable[..., Any]:  # noqa: N802
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except Exception as e:
+                raise annotate(op, e) from e
+
+        call.__wrapped__ = fn  # type: ignore[attr-defined]
+        return call
 
 _REGISTERED: dict[tuple[str, str], Callable[..., Any]] = {}
 _ROWS: dict[str, _Row] = {}
@@ -30,7 +47,7 @@ class _Row(dict):
             raise NotImplementedError(
                 f"ruda.{op} is not implemented on device kind {self.kind!r} yet"
             )
-        self[op] = fn
+        fn = self[op] = Annotated(op, fn)  # backend errors name the ruda function
         return fn
 
 
@@ -41,7 +58,7 @@ def register(op: str, kind: str) -> Callable[[Callable[..., Any]], Callable[...,
         _REGISTERED[(op, kind)] = fn
         row = _ROWS.get(kind)
         if row is not None:
-            row[op] = fn
+            row[op] = Annotated(op, fn)
         return fn
 
     return deco

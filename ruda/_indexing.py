@@ -60,14 +60,9 @@ def take(
     else:
         idx = _index_array(indices, "take", dev)
     nd = x._data.ndim
-    if axis is None:
-        # Note: the standard requires axis for arrays of more than one dimension;
-        # NumPy flattens there. We follow the standard (use ravel() first to flatten).
-        if nd > 1:
-            raise ValueError(
-                f"ruda.take: axis is required for a {nd}-d x (ravel x to index it flat)"
-            )
-    elif type(axis) is not int or not -nd <= axis < nd:
+    # Note: the standard asks callers to pass axis for arrays of more than one dimension and
+    # leaves the rest unspecified; NumPy flattens there (axis=None), and so do we.
+    if axis is not None and (type(axis) is not int or not -nd <= axis < nd):
         axis = normalize_axis(axis, max(nd, 1), "take")
     if out is None and mode == "raise":
         try:

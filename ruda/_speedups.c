@@ -27,6 +27,7 @@ static PyObject *AsArray = NULL;        /* numpy.asarray: NumPy scalars become 0
 static PyObject *SlowGetitem = NULL;    /* (self, key) -> Array, the full Python path */
 static PyObject *Fallbacks = NULL;      /* {op name: (forward, reflected)} Python functions */
 static PyObject *OpsAttr = NULL;        /* interned "_ops" */
+static PyObject *Annotate = NULL;       /* (op name, exception) -> exception naming ruda.<op> */
 
 enum {
     OP_ADD, OP_SUB, OP_MUL, OP_TRUEDIV, OP_FLOORDIV, OP_MOD, OP_POW, OP_AND, OP_OR, OP_XOR,
@@ -243,6 +244,99 @@ static PyTypeObject ArrayBaseType = {
     .tp_new = PyType_GenericNew,
 };
 
+/* Annotated(name, fn): calls fn; an exception it raises is re-raised naming ruda.<name>, so
+ * errors from a backend say which ruda function failed. Costs one C call on success. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *name;
+    PyObject *fn;
+    vectorcallfunc vectorcall;
+} Annotated;
+
+static PyObject *annotated_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                                      PyObject *kwnames)
+{
+    Annotated *a = (Annotated *)self;
+    PyObject *r = PyObject_Vectorcall(a->fn, args, nargsf, kwnames);
+    if (r != NULL || Annotate == NULL) return r;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (value == NULL) {
+        PyErr_Restore(type, value, tb);
+        return NULL;
+    }
+    if (tb != NULL) PyException_SetTraceback(value, tb);
+    PyObject *repl = PyObject_CallFunctionObjArgs(Annotate, a->name, value, NULL);
+    Py_XDECREF(type);
+    Py_XDECREF(tb);
+    if (repl == NULL) {
+        Py_DECREF(value);
+        return NULL;
+    }
+    Py_DECREF(value);
+    PyErr_SetObject((PyObject *)Py_TYPE(repl), repl);
+    Py_DECREF(repl);
+    return NULL;
+}
+
+static PyObject *annotated_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
+{
+    PyObject *name, *fn;
+    if (!PyArg_ParseTuple(args, "UO:Annotated", &name, &fn)) return NULL;
+    Annotated *a = (Annotated *)tp->tp_alloc(tp, 0);
+    if (a == NULL) return NULL;
+    a->name = Py_NewRef(name);
+    a->fn = Py_NewRef(fn);
+    a->vectorcall = annotated_vectorcall;
+    return (PyObject *)a;
+}
+
+static int annotated_traverse(Annotated *a, visitproc visit, void *arg)
+{
+    Py_VISIT(a->fn);
+    return 0;
+}
+
+static int annotated_clear(Annotated *a)
+{
+    Py_CLEAR(a->name);
+    Py_CLEAR(a->fn);
+    return 0;
+}
+
+static void annotated_dealloc(Annotated *a)
+{
+    PyObject_GC_UnTrack(a);
+    annotated_clear(a);
+    Py_TYPE(a)->tp_free((PyObject *)a);
+}
+
+static PyMemberDef annotated_members[] = {
+    {"__wrapped__", T_OBJECT_EX, offsetof(Annotated, fn), READONLY, "the implementation"},
+    {"op", T_OBJECT_EX, offsetof(Annotated, name), READONLY, "the op name"},
+    {NULL}};
+
+static PyTypeObject AnnotatedType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ruda._speedups.Annotated",
+    .tp_basicsize = sizeof(Annotated),
+    .tp_dealloc = (destructor)annotated_dealloc,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(Annotated, vectorcall),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "Annotated(name, fn): fn whose errors name ruda.<name>.",
+    .tp_traverse = (traverseproc)annotated_traverse,
+    .tp_clear = (inquiry)annotated_clear,
+    .tp_members = annotated_members,
+    .tp_new = annotated_new,
+};
+
+static PyObject *set_annotate(PyObject *mod, PyObject *fn)
+{
+    Py_XSETREF(Annotate, Py_NewRef(fn));
+    Py_RETURN_NONE;
+}
+
 static PyObject *init(PyObject *mod, PyObject *args)
 {
     PyObject *arr, *cpu, *nd, *asarray, *slow, *fb;
@@ -315,6 +409,7 @@ static PyMethodDef module_methods[] = {
     {"init", init, METH_VARARGS,
      "init(Array, cpu, ndarray, asarray, slow_getitem, fallbacks): wire the Python side."},
     {"op_names", op_names, METH_NOARGS, "The op names whose operators run here."},
+    {"set_annotate", set_annotate, METH_O, "set_annotate(fn): (op name, exc) -> exc to raise."},
     {"call1", (PyCFunction)(void (*)(void))api_call1, METH_FASTCALL,
      "call1(name, x): the op on x's device, or NotImplemented when x is not an Array."},
     {"call2", (PyCFunction)(void (*)(void))api_call2, METH_FASTCALL,
@@ -327,6 +422,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "ruda._speedups",
 PyMODINIT_FUNC PyInit__speedups(void)
 {
     if (PyType_Ready(&ArrayBaseType) < 0) return NULL;
+    if (PyType_Ready(&AnnotatedType) < 0) return NULL;
     OpsAttr = PyUnicode_InternFromString("_ops");
     if (OpsAttr == NULL) return NULL;
     for (int i = 0; i < N_OPS; i++) {
@@ -335,7 +431,8 @@ PyMODINIT_FUNC PyInit__speedups(void)
     }
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
-    if (PyModule_AddObjectRef(m, "ArrayBase", (PyObject *)&ArrayBaseType) < 0) {
+    if (PyModule_AddObjectRef(m, "ArrayBase", (PyObject *)&ArrayBaseType) < 0 ||
+        PyModule_AddObjectRef(m, "Annotated", (PyObject *)&AnnotatedType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -1,5 +1,6 @@
-"""Statistical functions: the standard's reductions and scans, and NumPy's (nan-aware, order
-statistics, cov/corrcoef); the histograms live in ``_histograms.py`` and are re-exported here.
+"""Statistical functions: the standard's reductions and scans, and NumPy's (average, cov,
+corrcoef). The nan-aware functions (``_nanfunctions.py``), the order statistics
+(``_order_statistics.py``) and the histograms (``_histograms.py``) are re-exported here.
 
 Every reduction takes the standard's keywords and NumPy's positional style and keywords
 (``np.sum(a, 0)``, ``out=``, ``keepdims=``, ``where=``, ``initial=``, ``ddof=``).
@@ -28,26 +29,11 @@ __all__ = [
     "cumulative_prod",
     "cumsum",
     "cumprod",
-    "ptp",
     "average",
-    "median",
-    "percentile",
-    "quantile",
-    "nansum",
-    "nanprod",
-    "nanmean",
-    "nanvar",
-    "nanstd",
-    "nanmin",
-    "nanmax",
-    "nanmedian",
-    "nanpercentile",
-    "nanquantile",
-    "nancumsum",
-    "nancumprod",
     "cov",
     "corrcoef",
-] + _histograms.__all__
+    *_histograms.__all__,
+]  # the nan-aware functions and order statistics join at the end (they build on _reduce)
 
 globals().update({n: getattr(_histograms, n) for n in _histograms.__all__})
 
@@ -328,270 +314,6 @@ cumprod = _make_np_scan(
     array([1, 2, 6])
     """,
 )
-nancumsum = _make_np_scan(
-    "nancumsum",
-    """Running sums treating NaN as zero.
-
-    >>> import ruda as np
-    >>> np.nancumsum(np.asarray([1.0, np.nan, 2.0]))
-    array([1., 1., 3.])
-    """,
-)
-nancumprod = _make_np_scan(
-    "nancumprod",
-    """Running products treating NaN as one.
-
-    >>> import ruda as np
-    >>> np.nancumprod(np.asarray([2.0, np.nan, 3.0]))
-    array([2., 2., 6.])
-    """,
-)
-
-
-# -- NumPy's nan-aware reductions ------------------------------------------------------------
-def nansum(
-    a: Any,
-    axis: _Axis = None,
-    dtype: Any = None,
-    out: Array | None = None,
-    keepdims: bool = False,
-    initial: Any = _NoValue,
-    where: Any = True,
-) -> Array:
-    """Sum treating NaN as zero.
-
-    >>> import ruda as np
-    >>> np.nansum(np.asarray([1.0, np.nan, 2.0]))
-    array(3.)
-    """
-    return _reduce("nansum", a, axis, out, keepdims, where, dtype=dtype, initial=initial)
-
-
-def nanprod(
-    a: Any,
-    axis: _Axis = None,
-    dtype: Any = None,
-    out: Array | None = None,
-    keepdims: bool = False,
-    initial: Any = _NoValue,
-    where: Any = True,
-) -> Array:
-    """Product treating NaN as one.
-
-    >>> import ruda as np
-    >>> np.nanprod(np.asarray([2.0, np.nan, 3.0]))
-    array(6.)
-    """
-    return _reduce("nanprod", a, axis, out, keepdims, where, dtype=dtype, initial=initial)
-
-
-def nanmax(
-    a: Any,
-    axis: _Axis = None,
-    out: Array | None = None,
-    keepdims: bool = False,
-    initial: Any = _NoValue,
-    where: Any = True,
-) -> Array:
-    """Largest element ignoring NaNs (NaN, with a warning, where all are NaN).
-
-    >>> import ruda as np
-    >>> np.nanmax(np.asarray([1.0, np.nan, 2.0]))
-    array(2.)
-    """
-    return _reduce("nanmax", a, axis, out, keepdims, where, initial=initial)
-
-
-def nanmin(
-    a: Any,
-    axis: _Axis = None,
-    out: Array | None = None,
-    keepdims: bool = False,
-    initial: Any = _NoValue,
-    where: Any = True,
-) -> Array:
-    """Smallest element ignoring NaNs (NaN, with a warning, where all are NaN).
-
-    >>> import ruda as np
-    >>> np.nanmin(np.asarray([1.0, np.nan, 2.0]))
-    array(1.)
-    """
-    return _reduce("nanmin", a, axis, out, keepdims, where, initial=initial)
-
-
-def nanmean(
-    a: Any,
-    axis: _Axis = None,
-    dtype: Any = None,
-    out: Array | None = None,
-    keepdims: bool = False,
-    *,
-    where: Any = True,
-) -> Array:
-    """Mean of the non-NaN elements.
-
-    >>> import ruda as np
-    >>> np.nanmean(np.asarray([1.0, np.nan, 3.0]))
-    array(2.)
-    """
-    return _reduce("nanmean", a, axis, out, keepdims, where, dtype=dtype)
-
-
-def nanvar(
-    a: Any,
-    axis: _Axis = None,
-    dtype: Any = None,
-    out: Array | None = None,
-    ddof: float = 0,
-    keepdims: bool = False,
-    *,
-    where: Any = True,
-    mean: Any = _NoValue,
-    correction: Any = _NoValue,
-) -> Array:
-    """Variance of the non-NaN elements.
-
-    >>> import ruda as np
-    >>> np.nanvar(np.asarray([1.0, np.nan, 3.0]))
-    array(1.)
-    """
-    return _spread("nanvar", a, axis, dtype, out, ddof, keepdims, where, mean, correction)
-
-
-def nanstd(
-    a: Any,
-    axis: _Axis = None,
-    dtype: Any = None,
-    out: Array | None = None,
-    ddof: float = 0,
-    keepdims: bool = False,
-    *,
-    where: Any = True,
-    mean: Any = _NoValue,
-    correction: Any = _NoValue,
-) -> Array:
-    """Standard deviation of the non-NaN elements.
-
-    >>> import ruda as np
-    >>> np.nanstd(np.asarray([1.0, np.nan, 3.0]))
-    array(1.)
-    """
-    return _spread("nanstd", a, axis, dtype, out, ddof, keepdims, where, mean, correction)
-
-
-# -- order statistics ------------------------------------------------------------------------
-def ptp(a: Any, axis: _Axis = None, out: Array | None = None, keepdims: bool = False) -> Array:
-    """Range (max - min) along ``axis``.
-
-    >>> import ruda as np
-    >>> np.ptp(np.asarray([4, 9, 2]))
-    array(7)
-    """
-    return _reduce("ptp", a, axis, out, keepdims, True)
-
-
-def _median(name: str, a: Any, axis: Any, out: Any, overwrite_input: bool, keepdims: bool) -> Any:
-    a = as_array(a, name)
-    dev = a._device
-    ax = axis_arg(axis, a._data.ndim, name)
-    kw = numpy_kwargs(name, dev, out)
-    r = dev._ops[name](a._data, axis=ax, overwrite_input=overwrite_input, keepdims=keepdims, **kw)
-    return finish(r, out, dev)
-
-
-def median(
-    a: Any,
-    axis: _Axis = None,
-    out: Array | None = None,
-    overwrite_input: bool = False,
-    keepdims: bool = False,
-) -> Array:
-    """Median along ``axis``.
-
-    >>> import ruda as np
-    >>> np.median(np.asarray([3.0, 1.0, 2.0, 10.0]))
-    array(2.5)
-    """
-    return _median("median", a, axis, out, overwrite_input, keepdims)
-
-
-def nanmedian(
-    a: Any,
-    axis: _Axis = None,
-    out: Array | None = None,
-    overwrite_input: bool = False,
-    keepdims: bool = False,
-) -> Array:
-    """Median of the non-NaN elements along ``axis``.
-
-    >>> import ruda as np
-    >>> np.nanmedian(np.asarray([3.0, np.nan, 1.0]))
-    array(2.)
-    """
-    return _median("nanmedian", a, axis, out, overwrite_input, keepdims)
-
-
-def _make_quantile(name: str, doc: str) -> Any:
-    def fn(
-        a: Any,
-        q: Any,
-        axis: _Axis = None,
-        out: Array | None = None,
-        overwrite_input: bool = False,
-        method: str = "linear",
-        keepdims: bool = False,
-        *,
-        weights: Any = None,
-    ) -> Array:
-        dev = common_device(name, a, q, weights, out)
-        a = as_array(a, name, device=dev)
-        ax = axis_arg(axis, a._data.ndim, name)
-        kw = numpy_kwargs(name, dev, out, weights=native(weights, name, "weights", dev))
-        r = dev._ops[name](a._data, native(q, name, "q", dev), axis=ax, method=method,
-                           overwrite_input=overwrite_input, keepdims=keepdims, **kw)  # fmt: skip
-        return finish(r, out, dev)
-
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = doc
-    return fn
-
-
-percentile = _make_quantile(
-    "percentile",
-    """The ``q``-th percentiles (0..100) along ``axis``.
-
-    >>> import ruda as np
-    >>> np.percentile(np.asarray([1.0, 2.0, 3.0, 4.0]), 50)
-    array(2.5)
-    """,
-)
-quantile = _make_quantile(
-    "quantile",
-    """The ``q``-th quantiles (0..1) along ``axis``; ``method`` as NumPy's.
-
-    >>> import ruda as np
-    >>> np.quantile(np.asarray([1.0, 2.0, 3.0, 4.0]), 0.25)
-    array(1.75)
-    """,
-)
-nanpercentile = _make_quantile(
-    "nanpercentile",
-    """Percentiles of the non-NaN elements.
-
-    >>> import ruda as np
-    >>> np.nanpercentile(np.asarray([1.0, np.nan, 3.0]), 50)
-    array(2.)
-    """,
-)
-nanquantile = _make_quantile(
-    "nanquantile",
-    """Quantiles of the non-NaN elements.
-
-    >>> import ruda as np
-    >>> np.nanquantile(np.asarray([1.0, np.nan, 3.0]), 0.5)
-    array(2.)
-    """,
-)
 
 
 # -- weighted and paired statistics ----------------------------------------------------------
@@ -655,3 +377,11 @@ def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -
     xd, yd = native(x, "corrcoef", "x", dev), native(y, "corrcoef", "y", dev)
     r = dev._ops["corrcoef"](xd, yd, rowvar=rowvar, dtype=dtype_arg(dtype, "corrcoef"))
     return _wrap(r, dev)
+
+
+# -- re-exported: they build on _reduce/_spread/_make_np_scan above, so they are imported last
+from . import _nanfunctions, _order_statistics  # noqa: E402
+
+globals().update({n: getattr(_nanfunctions, n) for n in _nanfunctions.__all__})
+globals().update({n: getattr(_order_statistics, n) for n in _order_statistics.__all__})
+__all__ += _nanfunctions.__all__ + _order_statistics.__all__

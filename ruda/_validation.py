@@ -14,10 +14,7 @@ import numpy as np
 from . import _dtypes as dt
 from ._array import Array, _wrap, _wrap_tree
 from ._devices import CPU, Device, resolve
-
-
-class AxisError(ValueError, IndexError):
-    """An axis outside [-ndim, ndim): both a ValueError and an IndexError, as in NumPy."""
+from ._errors import AxisError
 
 
 def as_array(x: Any, fname: str, arg: str = "x", device: Device | None = None) -> Array:

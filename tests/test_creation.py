@@ -87,7 +87,7 @@ def test_meshgrid(device, rng, indexing):
     a, b = rng.standard_normal(3), rng.standard_normal(4)
     r = ruda.meshgrid(put(a, device), put(b, device), indexing=indexing)
     assert isinstance(r, tuple)
-    for got, exp in zip(r, numpy.meshgrid(a, b, indexing=indexing)):
+    for got, exp in zip(r, numpy.meshgrid(a, b, indexing=indexing), strict=True):
         assert_close(got, exp, device=device)
 
 

@@ -10,8 +10,10 @@ from hypothesis import strategies as st
 import ruda
 from tests.helpers import assert_close, put
 
-STD = [ruda.bool, ruda.int8, ruda.int16, ruda.int32, ruda.int64, ruda.uint8, ruda.uint16,
-       ruda.uint32, ruda.uint64, ruda.float32, ruda.float64, ruda.complex64, ruda.complex128]  # fmt: skip
+STD = [
+    ruda.bool, ruda.int8, ruda.int16, ruda.int32, ruda.int64, ruda.uint8, ruda.uint16,
+    ruda.uint32, ruda.uint64, ruda.float32, ruda.float64, ruda.complex64, ruda.complex128,
+]  # fmt: skip
 REAL = [d for d in STD if d.kind in "biuf"]
 
 

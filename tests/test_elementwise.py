@@ -211,3 +211,9 @@ def test_errors_name_the_function(device):
         x + other
     with pytest.raises(TypeError):
         ruda.sin(object())
+    with pytest.raises(ValueError, match=r"^ruda\.add: operands could not be broadcast"):
+        x + ruda.ones(3, device=device)
+    with pytest.raises(ValueError, match=r"^ruda\.multiply: "):
+        ruda.multiply(x, ruda.ones((3, 1, 4), device=device))
+    with pytest.raises(ruda.linalg.LinAlgError, match=r"^ruda\.linalg\.inv: "):
+        ruda.linalg.inv(ruda.zeros((2, 2), device=device))

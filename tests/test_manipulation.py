@@ -80,7 +80,7 @@ def test_broadcast(device, rng):
     x, y = put(a, device), put(b, device)
     r = ruda.broadcast_arrays(x, y)
     assert isinstance(r, tuple)
-    for got, exp in zip(r, numpy.broadcast_arrays(a, b)):
+    for got, exp in zip(r, numpy.broadcast_arrays(a, b), strict=True):
         assert_close(got, exp, device=device)
     assert_close(ruda.broadcast_to(y, (2, 4)), numpy.broadcast_to(b, (2, 4)))
     assert ruda.broadcast_shapes((3, 1), (4,)) == (3, 4)
@@ -103,9 +103,11 @@ def test_numpy_surface(device, rng):
     assert_close(ruda.hstack([x, x]), numpy.hstack([a, a]))
     assert_close(ruda.dstack([x, x]), numpy.dstack([a, a]))
     assert_close(ruda.column_stack([x[:, 0], x[:, 1]]), numpy.column_stack([a[:, 0], a[:, 1]]))
-    for got, exp in zip(ruda.split(x, 2, axis=1), numpy.split(a, 2, axis=1)):
+    for got, exp in zip(ruda.split(x, 2, axis=1), numpy.split(a, 2, axis=1), strict=True):
         assert_close(got, exp)
-    for got, exp in zip(ruda.array_split(x, 4, axis=1), numpy.array_split(a, 4, axis=1)):
+    for got, exp in zip(
+        ruda.array_split(x, 4, axis=1), numpy.array_split(a, 4, axis=1), strict=True
+    ):
         assert_close(got, exp)
     assert len(ruda.hsplit(x, 3)) == 3 and len(ruda.vsplit(x, 2)) == 2
     assert len(ruda.dsplit(ruda.atleast_3d(x), 1)) == 1

@@ -169,6 +169,96 @@ def test_values_follow_the_documented_word_rules(device):
     assert_close(ruda.random.default_rng(11).standard_normal(8, device=device), bm.reshape(-1))
 
 
+# -- the compiled CPU kernels against the NumPy reference ------------------------------------
+def _cpu_kernels():
+    try:
+        from ruda import _cpu_kernels
+    except ImportError:  # the extension is not built: the NumPy kernel serves; nothing to compare
+        pytest.skip("ruda._cpu_kernels is not built")
+    return _cpu_kernels
+
+
+def _random_positions(rng, k):
+    """Block counters near 0, near the 2**64 carry and near the 2**128 wrap, and anywhere."""
+    edges = [0, 2**64 - 3, 2**128 - 5, int(rng.integers(0, 2**63)) << 64]
+    out = [edges[int(rng.integers(0, 4))] + int(rng.integers(0, 8)) for _ in range(k)]
+    return [c % 2**128 for c in out]
+
+
+def test_c_kernel_matches_numpy_kernel(device, rng):
+    ck = _cpu_kernels()
+    from ruda._backends.cpu.random import philox4x32_numpy
+
+    for counter in _random_positions(rng, 12):
+        key = tuple(int(v) for v in rng.integers(0, 2**32, 2))
+        n = int(rng.integers(0, 300))
+        ref = philox4x32_numpy(key, counter, n)
+        out = numpy.empty(4 * n, dtype=numpy.uint32)
+        ck.philox4x32(out, key[0], key[1], counter, n)
+        numpy.testing.assert_array_equal(out, ref)
+        lanes = tuple(counter >> (32 * i) & 0xFFFFFFFF for i in range(4))
+        ck.philox4x32(out, key[0], key[1], lanes, n)  # the counter as four words
+        numpy.testing.assert_array_equal(out, ref)
+        lane = int(rng.integers(0, 4))  # words from a word position, any lane
+        w = numpy.empty(max(4 * n - lane, 0), dtype=numpy.uint32)
+        ck.words(w, key[0], key[1], 4 * counter + lane, w.size)
+        numpy.testing.assert_array_equal(w, ref[lane:])
+    assert philox4x32_numpy((1, 2), -1, 5).tolist() == _words("cpu", (1, 2), 2**128 - 1, 5).tolist()
+
+
+def test_c_kernel_argument_errors():
+    ck = _cpu_kernels()
+    with pytest.raises(ValueError, match="bytes"):
+        ck.philox4x32(numpy.empty(3, numpy.uint32), 1, 2, 0, 1)
+    with pytest.raises(BufferError):
+        ck.philox4x32(bytes(16), 1, 2, 0, 1)  # read-only
+    with pytest.raises(ValueError):
+        ck.philox4x32(numpy.empty(4, numpy.uint32), 1, 2, (1, 2), 1)
+    with pytest.raises(ValueError):
+        ck.uniform_f64(numpy.empty(4), 1, 2, 1, 1)  # an odd word position
+    with pytest.raises(ValueError):
+        ck.bounded_u64(numpy.empty(4, numpy.uint64), 1, 2, 0, 1, 2**64 + 1, 0)
+    buf = bytearray(16)  # any writable buffer will do
+    ck.philox4x32(buf, 0, 0, 0, 1)
+    assert numpy.frombuffer(buf, numpy.uint32).tolist() == list(KAT[0][2])
+
+
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.float32])
+def test_fused_fillers_match_the_word_rules(dtype, rng):
+    """The C fillers give bit for bit what ``_words`` computes from the NumPy kernel's words."""
+    _cpu_kernels()
+    from ruda._backends.cpu import random as R
+    from ruda.random import _words as W
+
+    cpu, dt = ruda.Device("cpu"), numpy.dtype(dtype)
+    per = 2 if dt == numpy.float64 else 1
+    for counter in _random_positions(rng, 6):
+        key = tuple(int(v) for v in rng.integers(0, 2**32, 2))
+        nb = int(rng.integers(1, 200))
+        w = R.philox4x32_numpy(key, counter, nb)
+        lane = int(rng.integers(0, 4 // per)) * per
+        n = (4 * nb - lane) // per
+        pos = 4 * counter + lane
+        uni = numpy.asarray(W.uniform01(w[lane : lane + n * per], dt, cpu))
+        numpy.testing.assert_array_equal(R.uniform01(key, pos, n, dt), uni)
+        # Normals: whole pairs from an aligned start, then a skip into the first pair.
+        span = 2 * per
+        start = 4 * counter + (lane // span) * span
+        m = (4 * nb - (start - 4 * counter)) // span
+        bm = numpy.asarray(W.box_muller(w[start - 4 * counter :][: m * span], dt, cpu))
+        skip = int(rng.integers(0, 2))
+        numpy.testing.assert_array_equal(R.normals(key, start, skip, 2 * m - skip, dt), bm[skip:])
+        # Integers: base + mulhi(x, r), for small, large and the full 2**64 range.
+        pos2 = 4 * counter + (lane // 2) * 2
+        k = (4 * nb - (pos2 - 4 * counter)) // 2
+        x = W.uint64s(w[pos2 - 4 * counter :][: 2 * k], cpu)
+        for r in (1, 100, int(rng.integers(1, 2**63)) * 2 + 1, 2**64):
+            base = int(rng.integers(0, 2**64, dtype=numpy.uint64))
+            v = x if r == 2**64 else W.mulhi64(x, numpy.uint64(r), cpu)
+            ref = numpy.asarray(v) + numpy.uint64(base)
+            numpy.testing.assert_array_equal(R.bounded(key, pos2, k, r, base), ref)
+
+
 # -- statistics (fixed seeds, large n) -------------------------------------------------------
 N = 200_000
 

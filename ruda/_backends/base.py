@@ -9,9 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-
-class DeviceUnavailableError(RuntimeError):
-    """A device kind is known but cannot be used here; the message says why."""
+from .._errors import DeviceUnavailableError  # noqa: F401  (re-exported for backends)
 
 
 class Allocator(Protocol):

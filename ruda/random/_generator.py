@@ -90,6 +90,8 @@ class Generator:
         if shape is None:
             # Note: size=None gives a NumPy scalar (host), as NumPy's Generator does.
             return _host(native, dev).reshape(-1)[0]
+        if len(shape) == 1 and native.shape == shape:  # the common 1-d case needs no reshape
+            return _wrap(native, dev)
         return _wrap(dev._ops["reshape"](native, shape), dev)
 
     def _params(self, fname: str, size: Any, dtype: np.dtype, dev: Device, **params: Any):
@@ -123,12 +125,23 @@ class Generator:
         if bad:
             raise ValueError(f"ruda.{fname}: {name} < 0")
 
+    # The hot variates use a backend's fused op (words to values in one pass, same rules) where
+    # it has one, else the words through ``_words``.
     def _floats(self, n: int, dtype: np.dtype, dev: Device) -> Any:
         per = 2 if dtype == _F64 else 1
+        fused = _fused(dev, "random.uniform01")
+        if fused is not None:
+            bg = self._bg
+            return fused(bg._key, bg.claim(n, per, 1)[0], n, dtype)
         return self._draw(n, per, 1, lambda w: W.uniform01(w, dtype, dev), dev)
 
     def _normals(self, n: int, dtype: np.dtype, dev: Device) -> Any:
         per = 2 if dtype == _F64 else 1
+        fused = _fused(dev, "random.normals")
+        if fused is not None:
+            bg = self._bg
+            start, skip = bg.claim(n, per, 2)
+            return fused(bg._key, start, skip, n, dtype)
         return self._draw(n, per, 2, lambda w: W.box_muller(w, dtype, dev), dev)
 
     def _keys(self, n: int, dev: Device) -> Any:
@@ -136,10 +149,16 @@ class Generator:
         keys = self._draw(n, 2, 1, lambda w: W.uint64s(w, dev), dev)
         return dev._ops["argsort"](keys, stable=True)
 
-    def _bounded(self, n: int, r: int, dev: Device) -> Any:
-        """n uint64 values in [0, r), 1 <= r <= 2**64: Lemire's multiply-shift, (x * r) >> 64."""
+    def _bounded(self, n: int, r: int, dev: Device, base: int = 0) -> Any:
+        """n uint64 ``base + ((x * r) >> 64)`` (mod 2**64), 1 <= r <= 2**64: Lemire's
+        multiply-shift gives [0, r)."""
+        fused = _fused(dev, "random.bounded")
+        if fused is not None:
+            bg = self._bg
+            return fused(bg._key, bg.claim(n, 2, 1)[0], n, r, base)
         x = self._draw(n, 2, 1, lambda w: W.uint64s(w, dev), dev)
-        return x if r == 1 << 64 else W.mulhi64(x, np.uint64(r), dev)
+        v = x if r == 1 << 64 else W.mulhi64(x, np.uint64(r), dev)
+        return dev._ops["add"](v, np.uint64(base)) if base else v
 
     # -- uniform floats -------------------------------------------------------------------
     def random(
@@ -153,12 +172,15 @@ class Generator:
         ((2, 3), ruda.float32)
         """
         fname = "random.Generator.random"
-        dtype = _float_dtype(dtype, fname)
+        if dtype is not _F64:
+            dtype = _float_dtype(dtype, fname)
         if out is not None:
             return self._into(out, lambda s, d: self.random(s, dtype, device=d), fname)
         dev = resolve(device)
+        if size is None:
+            return _host(self._floats(1, dtype, dev), dev)[0]
         shape = _shape(size, fname)
-        return self._finish(self._floats(math.prod(shape or ()), dtype, dev), shape, dev)
+        return self._finish(self._floats(math.prod(shape), dtype, dev), shape, dev)
 
     def uniform(
         self,
@@ -176,12 +198,13 @@ class Generator:
         True
         """
         fname = "random.Generator.uniform"
-        dtype = _float_dtype(dtype, fname)
+        if dtype is not _F64:
+            dtype = _float_dtype(dtype, fname)
         dev = resolve(device)
         shape, p = self._params(fname, size, dtype, dev, low=low, high=high)
         o = dev._ops
         u = self._floats(math.prod(shape or ()), dtype, dev)
-        if shape:
+        if shape and len(shape) > 1:
             u = o["reshape"](u, shape)
         span = o["subtract"](p["high"], p["low"])
         res = o["add"](p["low"], o["multiply"](u, span))
@@ -198,12 +221,15 @@ class Generator:
         (4,)
         """
         fname = "random.Generator.standard_normal"
-        dtype = _float_dtype(dtype, fname)
+        if dtype is not _F64:
+            dtype = _float_dtype(dtype, fname)
         if out is not None:
             return self._into(out, lambda s, d: self.standard_normal(s, dtype, device=d), fname)
         dev = resolve(device)
+        if size is None:
+            return _host(self._normals(1, dtype, dev), dev)[0]
         shape = _shape(size, fname)
-        return self._finish(self._normals(math.prod(shape or ()), dtype, dev), shape, dev)
+        return self._finish(self._normals(math.prod(shape), dtype, dev), shape, dev)
 
     def normal(
         self,
@@ -221,13 +247,14 @@ class Generator:
         (2, 2)
         """
         fname = "random.Generator.normal"
-        dtype = _float_dtype(dtype, fname)
+        if dtype is not _F64:
+            dtype = _float_dtype(dtype, fname)
         dev = resolve(device)
         shape, p = self._params(fname, size, dtype, dev, loc=loc, scale=scale)
         self._nonneg(fname, "scale", p["scale"], dev)
         o = dev._ops
         z = self._normals(math.prod(shape or ()), dtype, dev)
-        if shape:
+        if shape and len(shape) > 1:
             z = o["reshape"](z, shape)
         return self._finish(o["add"](o["multiply"](z, p["scale"]), p["loc"]), shape, dev)
 
@@ -307,12 +334,11 @@ class Generator:
                 raise ValueError(f"ruda.{fname}: low {'>' if endpoint else '>='} high")
             if lo < lo_b or hi > hi_b:
                 raise ValueError(f"ruda.{fname}: [low, high] is out of bounds for {npdt}")
-            v = self._bounded(math.prod(shape or ()), hi - lo + 1, dev)
-            base = np.uint64(lo % (1 << 64))
+            v = self._bounded(math.prod(shape or ()), hi - lo + 1, dev, lo % (1 << 64))
         else:
             v, base, shape = self._bounded_arrays(fname, low, high, end, (lo_b, hi_b), shape, dev)
-        o = dev._ops
-        res = o["astype"](o["add"](v, base), npdt)  # mod 2**64, then the two's-complement cast
+            v = dev._ops["add"](v, base)  # mod 2**64
+        res = v if npdt == _U64 else dev._ops["astype"](v, npdt)  # the two's-complement cast
         return self._finish(res, shape, dev)
 
     def _bounded_arrays(self, fname, low, high, end, bounds, shape, dev):
@@ -485,6 +511,14 @@ class Generator:
             raise TypeError(f"ruda.{fname}: out must be a ruda array")
         out[...] = make(out.shape, out._device)
         return out
+
+
+def _fused(dev: Device, op: str) -> Any:
+    """The backend's fused op, or None when it has none (then the words path serves)."""
+    try:
+        return dev._ops[op]
+    except NotImplementedError:
+        return None
 
 
 def _is_int(x: Any) -> bool:

@@ -180,10 +180,15 @@ class Philox:
         a value's words depend only on its index. Returns ``(words, skip)``: words from the
         start of the first value's group, and how many leading values of it to drop.
         """
-        p = -(-self._pos // per) * per
-        span = per * group
-        start = p - p % span
-        skip = (p - start) // per
-        nwords = -(-(skip + nvalues) // group) * span
-        self._pos = (p + nvalues * per) % _WORDS
+        start, skip = self.claim(nvalues, per, group)
+        nwords = -(-(skip + nvalues) // group) * per * group
         return self.words_at(start, nwords, dev), skip
+
+    def claim(self, nvalues: int, per: int, group: int) -> tuple[int, int]:
+        """Advance past ``nvalues`` values as ``take`` does; returns ``(start, skip)``: the word
+        position of the first value's group and how many leading values of it to drop."""
+        pos = self._pos
+        p = pos if pos % per == 0 else pos + per - pos % per
+        start = p - p % (per * group)
+        self._pos = (p + nvalues * per) % _WORDS
+        return start, (p - start) // per

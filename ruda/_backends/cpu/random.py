@@ -4,9 +4,17 @@
 ``counter, counter + 1, ..., counter + n - 1`` (128-bit block counters, wrapping mod 2**128)
 under the 64-bit ``key`` (a pair of 32-bit ints). Word ``4*j + lane`` is lane ``lane`` of block
 ``counter + j``: blocks are stateless, so a GPU kernel computes the same words in any order.
+
+When the C extension ``ruda._cpu_kernels`` is built, it serves the op and three fused ops
+(``random.uniform01``, ``random.normals``, ``random.bounded``) that turn words into values in one
+pass with the rules of ``ruda/random/_words.py``; a backend without the fused ops goes through
+the words. Without the extension the NumPy kernel below serves, and it stays the reference the
+tests compare the C kernel with.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -68,8 +76,7 @@ def _blocks_small(k0: int, k1: int, counter: int, n: int) -> np.ndarray:
     return np.array(out, dtype=np.uint32)
 
 
-@register("random.philox4x32", "cpu")
-def philox4x32(key: tuple[int, int], counter: int, n: int) -> np.ndarray:
+def philox4x32_numpy(key: tuple[int, int], counter: int, n: int) -> np.ndarray:
     """The 4*n uint32 words of Philox4x32-10 blocks ``counter..counter+n-1`` under ``key``."""
     n, counter = int(n), int(counter)
     k0, k1 = int(key[0]) & 0xFFFFFFFF, int(key[1]) & 0xFFFFFFFF
@@ -96,3 +103,60 @@ def philox4x32(key: tuple[int, int], counter: int, n: int) -> np.ndarray:
         o[:, 2] = a[1]
         o[:, 3] = b[1]
     return out.reshape(-1)
+
+
+try:
+    from ... import _cpu_kernels as _ck
+except ImportError:  # the extension is not built: the NumPy kernel above is the CPU's kernel
+    _ck = None
+
+_F64 = np.dtype(np.float64)
+_TAU64, _TAU32 = 2 * math.pi, float(np.float32(2 * math.pi))  # the tau of _words.box_muller
+
+if _ck is None:
+    philox4x32 = register("random.philox4x32", "cpu")(philox4x32_numpy)
+else:
+
+    @register("random.philox4x32", "cpu")
+    def philox4x32(key: tuple[int, int], counter: int, n: int) -> np.ndarray:
+        """The 4*n uint32 words of Philox4x32-10 blocks ``counter..counter+n-1`` under ``key``."""
+        out = np.empty(4 * int(n), dtype=np.uint32)
+        _ck.philox4x32(out, int(key[0]), int(key[1]), int(counter), int(n))
+        return out
+
+    @register("random.uniform01", "cpu")
+    def uniform01(key: tuple[int, int], pos: int, n: int, dtype: np.dtype) -> np.ndarray:
+        """n uniforms in [0, 1) from word ``pos`` on (2 words each for float64, else 1)."""
+        out = np.empty(n, dtype=dtype)
+        (_ck.uniform_f64 if dtype == _F64 else _ck.uniform_f32)(out, key[0], key[1], pos, n)
+        return out
+
+    @register("random.normals", "cpu")
+    def normals(key: tuple[int, int], start: int, skip: int, n: int, dtype: np.dtype) -> np.ndarray:
+        """Normals ``skip..skip+n`` of the Box-Muller pairs from word ``start`` on.
+
+        C computes a = -u1 and t = u2 * tau; log1p, sqrt, cos and sin are NumPy's ufuncs on
+        contiguous arrays, as in ``_words.box_muller``, so the values are bit for bit the same.
+        """
+        m = (skip + n + 1) // 2
+        a, t = np.empty(m, dtype=dtype), np.empty(m, dtype=dtype)
+        if dtype == _F64:
+            _ck.normal_parts_f64(a, t, key[0], key[1], start, m, _TAU64)
+            two = -2.0
+        else:
+            _ck.normal_parts_f32(a, t, key[0], key[1], start, m, _TAU32)
+            two = np.float32(-2.0)
+        r = np.log1p(a)
+        np.multiply(r, two, out=r)
+        np.sqrt(r, out=r)
+        z = np.empty(2 * m, dtype=dtype)
+        np.multiply(r, np.cos(t), out=z[0::2])
+        np.multiply(r, np.sin(t), out=z[1::2])
+        return z if skip == 0 and n == 2 * m else z[skip : skip + n]
+
+    @register("random.bounded", "cpu")
+    def bounded(key: tuple[int, int], pos: int, n: int, r: int, base: int) -> np.ndarray:
+        """n uint64 ``base + ((x * r) >> 64)`` (mod 2**64), x the 64-bit words from ``pos``."""
+        out = np.empty(n, dtype=np.uint64)
+        _ck.bounded_u64(out, key[0], key[1], pos, n, r, base)
+        return out

@@ -7,15 +7,10 @@ import numpy as np
 from ..._dispatch import register
 
 
-def _value_kind(x: np.ndarray, stable: bool, kind: str | None) -> str | None:
-    """The NumPy kind for sorting values: equal values are indistinguishable in the result."""
-    # Note: the standard leaves the order of signed zeros (and NaNs) unspecified, so sorting
-    # values never needs the slower stable algorithm; argsort does.
-    return kind
-
-
 @register("sort", "cpu")
 def sort(x, axis=-1, descending=False, stable=True, kind=None, order=None):
+    # Note: equal values are indistinguishable in a sorted copy (the standard leaves the order
+    # of signed zeros and NaNs unspecified), so ``stable`` needs no slower algorithm here.
     if not descending:
         if axis is None:
             return np.sort(x, axis=None, kind=kind, order=order)
@@ -25,9 +20,8 @@ def sort(x, axis=-1, descending=False, stable=True, kind=None, order=None):
     if axis is None:
         x, axis = x.reshape(-1), 0
     # Sorting the reversed array and reversing back keeps equal elements in their order.
-    flipped = np.flip(x, axis=axis)
-    return np.flip(np.sort(flipped, axis=axis, kind=_value_kind(x, stable, kind), order=order),
-                   axis=axis)  # fmt: skip
+    s = np.sort(np.flip(x, axis=axis), axis=axis, kind=kind, order=order)
+    return np.flip(s, axis=axis)
 
 
 @register("argsort", "cpu")
