@@ -73,13 +73,14 @@ def main() -> None:
     rows = []
     for n in (int(s) for s in args.sizes.split(",")):
         rows += measure(n, seconds=0.4 if n <= 100_000 else 2.0)
-    print(f"# ruda {ruda.__version__} vs numpy {numpy.__version__}, {platform.processor() or platform.machine()}, "
-          f"{time.strftime('%Y-%m-%d')}")  # fmt: skip
+    cpu = platform.processor() or platform.machine()
+    stamp = time.strftime('%Y-%m-%d')
+    print(f"# ruda {ruda.__version__} vs numpy {numpy.__version__}, {cpu}, {stamp}")
     print("| case | elements | NumPy | ruda | ruda / NumPy |")
     print("| --- | ---: | ---: | ---: | ---: |")
     for r in rows:
-        print(f"| {r['case']} | {r['n']:,} | {r['numpy_s'] * 1e6:.2f} us | {r['ruda_s'] * 1e6:.2f} us "
-              f"| {r['ratio']:.2f} |")  # fmt: skip
+        t_np, t_ru = r["numpy_s"] * 1e6, r["ruda_s"] * 1e6
+        print(f"| {r['case']} | {r['n']:,} | {t_np:.2f} us | {t_ru:.2f} us | {r['ratio']:.2f} |")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
 

@@ -94,8 +94,13 @@ def asarray(
         raise ValueError(f"ruda.asarray: cannot convert obj: {e}") from None
     except OverflowError as e:
         raise OverflowError(f"ruda.asarray: a value does not fit the dtype: {e}") from None
-    if data.dtype == object and not isinstance(obj, np.ndarray):
-        raise TypeError(f"ruda.asarray: cannot make an array from {type(obj).__name__}")
+    if data.dtype == object:
+        # Note: object arrays are NumPy's, carried through on the cpu only; an arbitrary
+        # Python object with no dtype asked for is a mistake, not an array.
+        if npdt is None and not isinstance(obj, (np.ndarray, list, tuple)):
+            raise TypeError(f"ruda.asarray: cannot make an array from {type(obj).__name__}")
+        if dev is not CPU:
+            raise TypeError(f"ruda.asarray: object arrays live on the cpu only, not {dev}")
     return _to_device(data, dev)
 
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from . import _dtypes as dt
 from . import _promotion as pr
-from ._array import Array, _wrap
+from ._array import Array, _wrap, call1, call2
 from ._validation import (
     as_array,
     common_device,
@@ -53,6 +54,10 @@ def _ax(axis: Any, nd: int, fname: str) -> int:
     if type(axis) is int and -nd <= axis < nd:
         return axis if axis >= 0 else axis + nd
     return normalize_axis(axis, nd, fname)
+
+
+# Every permutation of up to 4 axes: permute_dims validates the common call by one lookup.
+_PERMS = frozenset(p for n in range(5) for p in itertools.permutations(range(n)))
 
 
 # -- the standard's functions ------------------------------------------------------------------
@@ -125,23 +130,22 @@ def concat(arrays: Any, /, axis: int | None = 0, out: Any = None, *, dtype: Any 
     >>> np.concat([np.asarray([1, 2]), np.asarray([3])])
     array([1, 2, 3])
     """
-    if dtype is None and out is None and type(axis) is int and casting == "same_kind":
-        # Fast path: ruda arrays of one dtype on one device, an in-range int axis.
-        dev = None
-        data = []
-        for a in arrays:
-            if type(a) is not Array or (dev is not None and a._device is not dev):
-                break
-            d = a._data
-            if dev is None:
-                dev, first, nd = a._device, d.dtype, d.ndim
-            elif d.dtype != first:
-                break
-            data.append(d)
-        else:
-            if dev is not None and -nd <= axis < nd:
+    tp = type(arrays)
+    if (tp is list or tp is tuple) and len(arrays) == 2 and dtype is None and out is None:
+        # Fast path: the common concat([a, b]) of one dtype on one device, an in-range int axis.
+        a, b = arrays
+        if (
+            type(a) is Array
+            and type(b) is Array
+            and a._device is b._device
+            and casting == "same_kind"
+        ):
+            da = a._data
+            db = b._data
+            if da.dtype == db.dtype and type(axis) is int and -da.ndim <= axis < da.ndim:
+                dev = a._device
                 try:
-                    return _wrap(dev._ops["concatenate"](data, axis), dev)
+                    return _wrap(dev._ops["concatenate"]((da, db), axis), dev)
                 except ValueError as e:
                     raise ValueError(f"ruda.concat: {e}") from None
     dev, data = _arrays(arrays, "concat")
@@ -245,6 +249,11 @@ def permute_dims(x: Any, /, axes: tuple[int, ...]) -> Array:
     >>> np.permute_dims(np.ones((2, 3)), (1, 0)).shape
     (3, 2)
     """
+    if type(x) is Array and type(axes) is tuple and axes in _PERMS:
+        d = x._data
+        if len(axes) == d.ndim:  # the common call: a valid permutation, checked by lookup
+            dev = x._device
+            return _wrap(dev._ops["permute_dims"](d, axes), dev)
     if type(x) is not Array:
         x = as_array(x, "permute_dims")
     nd = x._data.ndim
@@ -353,6 +362,14 @@ def squeeze(x: Any, /, axis: int | tuple[int, ...] | None = None) -> Array:
     >>> np.squeeze(np.ones((1, 3, 1)), axis=0).shape
     (3, 1)
     """
+    if axis is None:
+        r = call1("squeeze", x)
+        if r is not NotImplemented:
+            return r
+    elif type(axis) is int and type(x) is Array:
+        shp = x._data.shape
+        if -len(shp) <= axis < len(shp) and shp[axis] == 1:
+            return call2("squeeze", x, axis)
     if type(x) is not Array:
         x = as_array(x, "squeeze")
     if axis is not None:

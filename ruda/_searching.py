@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ._array import Array, _wrap, _wrap_tree
+from ._array import Array, _wrap, _wrap_tree, call1
 from ._utility import axis_arg, finish, native, out_arg
 from ._validation import as_array, common_device, normalize_axis
 
@@ -96,6 +96,10 @@ def count_nonzero(
     >>> np.count_nonzero(np.asarray([[0, 1], [2, 3]]), axis=0)
     array([1, 2])
     """
+    if axis is None and not keepdims:
+        r = call1("count_nonzero", x)  # the common call, in C
+        if r is not NotImplemented:
+            return r
     x = as_array(x, "count_nonzero")
     dev = x._device
     if axis is None and not keepdims:

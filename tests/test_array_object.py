@@ -211,3 +211,19 @@ def test_shape_mismatch_raises(device):
         x + ruda.ones((4,), device=device)
     with pytest.raises(ValueError):
         x += ruda.ones((2, 2, 3), device=device)
+
+
+def test_numpy_only_dtypes_carried_on_cpu():
+    """Dtypes outside the standard still work on the cpu, as NumPy scripts expect."""
+    days = ruda.array(["2020-01-01", "2021-06-15"], dtype="datetime64[D]")
+    assert int((days[1] - days[0]).astype("int64")) == 531
+    assert not bool(ruda.any(ruda.isnat(days)))
+    words = ruda.array(["ab", "cde"])
+    assert words.dtype == numpy.dtype("<U3") and words.tolist() == ["ab", "cde"]
+    rec = ruda.zeros(2, dtype=[("x", "f8"), ("y", "i4")])
+    rec["x"] = [1.5, 2.5]
+    assert_close(rec["x"], numpy.array([1.5, 2.5]))
+    objs = ruda.array([1, "a", None], dtype=object)
+    assert objs.tolist() == [1, "a", None]
+    with pytest.raises(TypeError, match="ruda.asarray"):
+        ruda.asarray(object())
