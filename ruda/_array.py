@@ -481,7 +481,15 @@ def _call2_py(name: str, a: Any, b: Any) -> Any:
     return NotImplemented
 
 
+def _callx_py(name: str, x: Any, *args: Any) -> Any:
+    if type(x) is not Array:
+        return NotImplemented
+    d = x._device
+    return _wrap(d._ops[name](x._data, *args), d)
+
+
 # Fast paths for namespace functions: the op on the operands' device, wrapped, or NotImplemented
 # when the operands need the full path (array-likes, mixed devices, other scalar types).
 call1 = _speedups.call1 if SPEEDUPS else _call1_py
 call2 = _speedups.call2 if SPEEDUPS else _call2_py
+callx = _speedups.callx if SPEEDUPS else _callx_py

@@ -14,7 +14,7 @@ import numpy as np
 
 import ruda
 
-from ._array import Array, _wrap
+from ._array import SPEEDUPS, Array, _wrap, callx
 from ._devices import CPU
 
 # Methods that are exactly ``ruda.<name>(self, *args, **kwargs)``.
@@ -60,8 +60,12 @@ def astype(
 
 def reshape(self: Array, *shape: Any, order: str = "C", copy: bool | None = None) -> Array:
     """Reshape; like NumPy, accepts ``x.reshape(2, 3)`` and ``x.reshape((2, 3))``."""
-    if len(shape) == 1 and not isinstance(shape[0], int):
-        shape = tuple(shape[0])
+    if len(shape) == 1:
+        shape = shape[0]
+    if order == "C" and copy is None and (type(shape) is tuple or type(shape) is int):
+        return callx("reshape", self, shape)
+    if not isinstance(shape, int):
+        shape = tuple(shape)
     if order != "C":
         return _wrap(self._data.reshape(shape, order=order), self._device)
     return ruda.reshape(self, shape, copy=copy)
@@ -169,10 +173,17 @@ def __round__(self: Array, ndigits: int | None = None) -> Any:
     return ruda.round(self, decimals=ndigits)
 
 
-for _f in (astype, reshape, transpose, flatten, copy, compress, fill, sort, partition, item, tolist,
+for _f in (astype, transpose, flatten, copy, compress, fill, sort, partition, item, tolist,
            tobytes, tofile, dumps, dump, view, byteswap, __contains__, __round__):  # fmt: skip
     setattr(Array, _f.__name__, _f)
 del _f
+
+if SPEEDUPS:  # the C base's reshape serves the common calls and hands the rest to ours
+    from ._speedups import set_reshape
+
+    set_reshape(reshape)
+else:
+    Array.reshape = reshape
 
 
 def _real(self: Array) -> Array:

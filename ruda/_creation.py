@@ -9,6 +9,7 @@ import numpy as np
 from . import _dtypes as dt
 from ._array import Array, _wrap
 from ._devices import CPU, Device, _current, _env_default, default_device, resolve
+from ._errors import detail
 from ._validation import as_array, dtype_arg, shape_arg
 
 __all__ = [
@@ -90,10 +91,12 @@ def asarray(
         data = np.array(obj, dtype=npdt, copy=copy)
     except ValueError as e:
         if copy is False:
-            raise ValueError(f"ruda.asarray: copy=False but a copy is needed: {e}") from None
-        raise ValueError(f"ruda.asarray: cannot convert obj: {e}") from None
+            raise ValueError(
+                f"ruda.asarray: copy=False but a copy is needed: {detail(e)}"
+            ) from None
+        raise ValueError(f"ruda.asarray: cannot convert obj: {detail(e)}") from None
     except OverflowError as e:
-        raise OverflowError(f"ruda.asarray: a value does not fit the dtype: {e}") from None
+        raise OverflowError(f"ruda.asarray: a value does not fit the dtype: {detail(e)}") from None
     if data.dtype == object:
         # Note: object arrays are NumPy's, carried through on the cpu only; an arbitrary
         # Python object with no dtype asked for is a mistake, not an array.
@@ -579,7 +582,7 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
         try:
             data = np.from_dlpack(x, device="cpu", copy=copy)
         except BufferError as e:
-            raise BufferError(f"ruda.from_dlpack: {e}") from None
+            raise BufferError(f"ruda.from_dlpack: {detail(e)}") from None
         return _wrap(data, dev)
     if hasattr(dev.backend, "from_dlpack"):
         return _wrap(dev.backend.from_dlpack(x, copy=copy), dev)

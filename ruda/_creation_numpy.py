@@ -12,6 +12,7 @@ import numpy as np
 from ._array import Array, _wrap
 from ._creation import _INT, _dev_dtype, _to_device, asarray
 from ._devices import CPU, resolve
+from ._errors import detail
 from ._validation import as_array, dtype_arg, shape_arg, wrap
 
 __all__ = [
@@ -225,7 +226,7 @@ def geomspace(
     try:
         r = dev._ops["geomspace"](start, stop, num, endpoint=endpoint, dtype=npdt, axis=axis)
     except ValueError as e:
-        raise ValueError(f"ruda.geomspace: {e}") from None
+        raise ValueError(f"ruda.geomspace: {detail(e)}") from None
     return _wrap(r, dev)
 
 
@@ -248,7 +249,7 @@ def frombuffer(
     try:
         host = np.frombuffer(buffer, dtype=npdt, count=count, offset=offset)
     except ValueError as e:
-        raise ValueError(f"ruda.frombuffer: {e}") from None
+        raise ValueError(f"ruda.frombuffer: {detail(e)}") from None
     return _to_device(host, dev)
 
 

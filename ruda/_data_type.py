@@ -11,6 +11,7 @@ from . import _dtypes as dt
 from . import _promotion as pr
 from ._array import Array, _wrap
 from ._devices import CPU, resolve
+from ._errors import detail
 from ._validation import as_array, dtype_arg
 
 __all__ = [
@@ -277,7 +278,7 @@ def result_type(*arrays_and_dtypes: Any) -> dt.DType:
     try:
         return pr.result_type(*items)
     except TypeError as e:
-        raise TypeError(f"ruda.result_type: {e}") from None
+        raise TypeError(f"ruda.result_type: {detail(e)}") from None
 
 
 # -- NumPy's surface -------------------------------------------------------------------------

@@ -14,10 +14,13 @@ from ._backends import get_backend
 from ._errors import annotate
 
 try:
-    from ._speedups import Annotated, set_annotate
+    from ._speedups import Annotated, invalidate, set_annotate
 
     set_annotate(annotate)
 except ImportError:  # pure-Python build: the same rule, one Python call more
+
+    def invalidate() -> None:
+        return None
 
     def Annotated(op: str, fn: Callable[..., Any]) -> Callable[..., Any]:  # noqa: N802
         def call(*args: Any, **kwargs: Any) -> Any:
@@ -59,6 +62,7 @@ def register(op: str, kind: str) -> Callable[[Callable[..., Any]], Callable[...,
         row = _ROWS.get(kind)
         if row is not None:
             row[op] = Annotated(op, fn)
+        invalidate()  # the C hot paths cache implementations
         return fn
 
     return deco

@@ -31,3 +31,13 @@ def annotate(op: str, exc: BaseException) -> BaseException:
             new = next((b(text) for b in _BASES if isinstance(exc, b)), Exception(text))
     new.__cause__ = exc
     return new
+
+
+def detail(exc: BaseException) -> str:
+    """An exception's message without the ``ruda.<op>: `` that ``annotate`` put in front."""
+    msg = str(exc)
+    if msg.startswith("ruda."):
+        head, sep, rest = msg.partition(": ")
+        if sep and " " not in head:
+            return rest
+    return msg

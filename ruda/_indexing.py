@@ -10,6 +10,7 @@ import numpy as np
 
 from ._array import Array, _wrap
 from ._devices import resolve
+from ._errors import detail
 from ._index_tricks import __all__ as _tricks_all
 from ._index_tricks import c_, index_exp, ix_, mgrid, ogrid, r_, s_  # noqa: F401  (re-exported)
 from ._validation import as_array, common_device, normalize_axis, wrap
@@ -68,14 +69,14 @@ def take(
         try:
             return _wrap(dev._ops["take"](x._data, idx, axis=axis), dev)
         except IndexError as e:
-            raise IndexError(f"ruda.take: {e}") from None
+            raise IndexError(f"ruda.take: {detail(e)}") from None
     kw: dict[str, Any] = {"axis": axis, "mode": mode}
     if out is not None:
         kw["out"] = as_array(out, "take", "out", dev)._data
     try:
         r = dev._ops["take"](x._data, idx, **kw)
     except IndexError as e:
-        raise IndexError(f"ruda.take: {e}") from None
+        raise IndexError(f"ruda.take: {detail(e)}") from None
     return out if out is not None else _wrap(r, dev)
 
 
@@ -101,7 +102,7 @@ def take_along_axis(x: Any, indices: Any, /, axis: int | None = -1) -> Array:
     try:
         return _wrap(dev._ops["take_along_axis"](x._data, idx, axis=axis), dev)
     except (IndexError, ValueError) as e:
-        raise type(e)(f"ruda.take_along_axis: {e}") from None
+        raise type(e)(f"ruda.take_along_axis: {detail(e)}") from None
 
 
 # -- NumPy's surface ---------------------------------------------------------------------------
@@ -192,7 +193,7 @@ def select(condlist: Any, choicelist: Any, default: Any = 0) -> Array:
     try:
         return _wrap(dev._ops["select"](cn, ch, _values(default, "select", dev, "default")), dev)
     except (TypeError, ValueError) as e:
-        raise type(e)(f"ruda.select: {e}") from None
+        raise type(e)(f"ruda.select: {detail(e)}") from None
 
 
 def extract(condition: Any, arr: Any) -> Array:

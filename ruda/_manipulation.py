@@ -8,6 +8,7 @@ from typing import Any
 from . import _dtypes as dt
 from . import _promotion as pr
 from ._array import Array, _wrap, call1, call2
+from ._errors import detail
 from ._validation import (
     as_array,
     common_device,
@@ -100,7 +101,7 @@ def broadcast_arrays(*arrays: Any, subok: bool = False) -> tuple[Array, ...]:
     try:
         r = dev._ops["broadcast_arrays"](*data)
     except ValueError as e:
-        raise ValueError(f"ruda.broadcast_arrays: {e}") from None
+        raise ValueError(f"ruda.broadcast_arrays: {detail(e)}") from None
     return tuple(_wrap(a, dev) for a in r)
 
 
@@ -119,7 +120,9 @@ def broadcast_to(x: Any, /, shape: Any, subok: bool = False) -> Array:
     try:
         return _wrap(x._device._ops["broadcast_to"](x._data, shape), x._device)
     except ValueError as e:
-        raise ValueError(f"ruda.broadcast_to: cannot broadcast {x.shape} to {shape}: {e}") from None
+        raise ValueError(
+            f"ruda.broadcast_to: cannot broadcast {x.shape} to {shape}: {detail(e)}"
+        ) from None
 
 
 def concat(arrays: Any, /, axis: int | None = 0, out: Any = None, *, dtype: Any = None,
@@ -147,7 +150,7 @@ def concat(arrays: Any, /, axis: int | None = 0, out: Any = None, *, dtype: Any 
                 try:
                     return _wrap(dev._ops["concatenate"]((da, db), axis), dev)
                 except ValueError as e:
-                    raise ValueError(f"ruda.concat: {e}") from None
+                    raise ValueError(f"ruda.concat: {detail(e)}") from None
     dev, data = _arrays(arrays, "concat")
     if not data:
         raise ValueError("ruda.concat: need at least one array to concatenate")
@@ -170,14 +173,14 @@ def concat(arrays: Any, /, axis: int | None = 0, out: Any = None, *, dtype: Any 
         try:
             return _wrap(dev._ops["concatenate"](data, axis=axis, dtype=dtype), dev)
         except ValueError as e:
-            raise ValueError(f"ruda.concat: {e}") from None
+            raise ValueError(f"ruda.concat: {detail(e)}") from None
     kw: dict[str, Any] = {"axis": axis, "dtype": dtype, "casting": casting}
     if out is not None:
         kw["out"] = as_array(out, "concat", "out", dev)._data
     try:
         r = dev._ops["concatenate"](data, **kw)
     except ValueError as e:
-        raise ValueError(f"ruda.concat: {e}") from None
+        raise ValueError(f"ruda.concat: {detail(e)}") from None
     return out if out is not None else _wrap(r, dev)
 
 
@@ -301,7 +304,7 @@ def repeat(x: Any, repeats: Any, /, axis: int | None = None) -> Array:
     try:
         return _wrap(dev._ops["repeat"](x._data, repeats, axis=axis), dev)
     except ValueError as e:
-        raise ValueError(f"ruda.repeat: {e}") from None
+        raise ValueError(f"ruda.repeat: {detail(e)}") from None
 
 
 def reshape(x: Any, /, shape: Any, order: str = "C", *, copy: bool | None = None) -> Array:
@@ -318,7 +321,9 @@ def reshape(x: Any, /, shape: Any, order: str = "C", *, copy: bool | None = None
     try:
         r = x._device._ops["reshape"](x._data, shape, order=order, copy=copy)
     except ValueError as e:
-        raise ValueError(f"ruda.reshape: cannot reshape {x.shape} to {shape}: {e}") from None
+        raise ValueError(
+            f"ruda.reshape: cannot reshape {x.shape} to {shape}: {detail(e)}"
+        ) from None
     return _wrap(r, x._device)
 
 
@@ -352,7 +357,7 @@ def roll(
     try:
         return _wrap(x._device._ops["roll"](x._data, shift, axis=axis), x._device)
     except ValueError as e:
-        raise ValueError(f"ruda.roll: {e}") from None
+        raise ValueError(f"ruda.roll: {detail(e)}") from None
 
 
 def squeeze(x: Any, /, axis: int | tuple[int, ...] | None = None) -> Array:

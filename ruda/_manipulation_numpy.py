@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._array import Array, _wrap
+from ._errors import detail
 from ._manipulation import _arrays, flip
 from ._validation import as_array, common_device, normalize_axes, normalize_axis, shape_arg
 
@@ -269,7 +270,7 @@ def pad(array: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any) -> Ar
     try:
         return _wrap(a._device._ops["pad"](a._data, pad_width, mode=mode, **kwargs), a._device)
     except ValueError as e:
-        raise ValueError(f"ruda.pad: {e}") from None
+        raise ValueError(f"ruda.pad: {detail(e)}") from None
 
 
 def append(arr: Any, values: Any, axis: int | None = None) -> Array:

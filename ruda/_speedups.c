@@ -28,6 +28,8 @@ static PyObject *SlowGetitem = NULL;    /* (self, key) -> Array, the full Python
 static PyObject *Fallbacks = NULL;      /* {op name: (forward, reflected)} Python functions */
 static PyObject *OpsAttr = NULL;        /* interned "_ops" */
 static PyObject *Annotate = NULL;       /* (op name, exception) -> exception naming ruda.<op> */
+static PyObject *ReshapeSlow = NULL;    /* the Python Array.reshape, for keywords and odd shapes */
+static PyObject *ReshapeName = NULL;    /* interned "reshape" */
 
 enum {
     OP_ADD, OP_SUB, OP_MUL, OP_TRUEDIV, OP_FLOORDIV, OP_MOD, OP_POW, OP_AND, OP_OR, OP_XOR,
@@ -90,9 +92,27 @@ static PyObject *ab_getitem(ArrayBase *self, PyObject *key)
     return PyObject_CallFunctionObjArgs(SlowGetitem, (PyObject *)self, key, NULL);
 }
 
-/* The implementation of an op on device: device._ops[name] (a dict whose misses resolve). */
+/* The implementation of an op on device: device._ops[name] (a dict whose misses resolve).
+ * A small direct-mapped cache keyed by (device, interned name) skips the attribute load and the
+ * dict lookup on the hot path; invalidate() empties it when the dispatch table changes. */
+#define CACHE_SIZE 128
+static struct {
+    PyObject *device, *name, *impl;
+} Cache[CACHE_SIZE];
+
+static void cache_clear(void)
+{
+    for (int i = 0; i < CACHE_SIZE; i++) {
+        Py_CLEAR(Cache[i].device);
+        Py_CLEAR(Cache[i].name);
+        Py_CLEAR(Cache[i].impl);
+    }
+}
+
 static PyObject *lookup(PyObject *device, PyObject *name)
 {
+    size_t h = (((size_t)device >> 4) ^ ((size_t)name >> 4) * 31) % CACHE_SIZE;
+    if (Cache[h].device == device && Cache[h].name == name) return Py_NewRef(Cache[h].impl);
     PyObject *ops = PyObject_GetAttr(device, OpsAttr);
     if (ops == NULL) return NULL;
     PyObject *impl = NULL;
@@ -102,7 +122,19 @@ static PyObject *lookup(PyObject *device, PyObject *name)
     }
     if (impl == NULL && !PyErr_Occurred()) impl = PyObject_GetItem(ops, name);
     Py_DECREF(ops);
+    if (impl != NULL) {
+        /* the entry owns its keys, so a pointer can never be reused while it is cached */
+        Py_XSETREF(Cache[h].impl, Py_NewRef(impl));
+        Py_XSETREF(Cache[h].device, Py_NewRef(device));
+        Py_XSETREF(Cache[h].name, Py_NewRef(name));
+    }
     return impl;
+}
+
+static PyObject *invalidate(PyObject *mod, PyObject *unused)
+{
+    cache_clear();
+    Py_RETURN_NONE;
 }
 
 /* impl(args...) wrapped as an Array on device. */
@@ -205,6 +237,58 @@ static void ab_dealloc(ArrayBase *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+static PyObject *tuple_from(PyObject *const *items, Py_ssize_t n)
+{
+    PyObject *t = PyTuple_New(n);
+    if (t == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) PyTuple_SET_ITEM(t, i, Py_NewRef(items[i]));
+    return t;
+}
+
+/* x.reshape(2, 3) / x.reshape((2, 3)): the "reshape" op on x's device; keywords (order=, copy=)
+ * and non-int shapes take the Python method. */
+static PyObject *ab_reshape(ArrayBase *self, PyObject *const *args, Py_ssize_t nargsf,
+                            PyObject *kwnames)
+{
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    PyObject *shape = NULL;
+    if (kwnames == NULL && n == 1 && (PyTuple_CheckExact(args[0]) || PyLong_CheckExact(args[0]))) {
+        shape = Py_NewRef(args[0]);
+    } else if (kwnames == NULL && n > 1) {
+        int ints = 1;
+        for (Py_ssize_t i = 0; i < n; i++) ints &= PyLong_CheckExact(args[i]);
+        if (ints) shape = tuple_from(args, n);
+        if (ints && shape == NULL) return NULL;
+    }
+    if (shape == NULL) {
+        if (ReshapeSlow == NULL) {
+            PyErr_SetString(PyExc_RuntimeError, "ruda._speedups is not initialised");
+            return NULL;
+        }
+        PyObject *full[9];
+        Py_ssize_t nk = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+        if (n + nk + 1 > 9) {
+            PyObject *t = tuple_from(args, n);  /* rare: many dims and keywords */
+            if (t == NULL) return NULL;
+            PyObject *r = PyObject_Call(ReshapeSlow, t, NULL);
+            Py_DECREF(t);
+            return r;
+        }
+        full[0] = (PyObject *)self;
+        for (Py_ssize_t i = 0; i < n + nk; i++) full[i + 1] = args[i];
+        return PyObject_Vectorcall(ReshapeSlow, full, (size_t)(n + 1), kwnames);
+    }
+    PyObject *pair[2] = {self->data, shape};
+    PyObject *r = call_named(self->device, ReshapeName, pair, 2);
+    Py_DECREF(shape);
+    return r;
+}
+
+static PyMethodDef ab_methods[] = {
+    {"reshape", (PyCFunction)(void (*)(void))ab_reshape, METH_FASTCALL | METH_KEYWORDS,
+     "Reshape; like NumPy, accepts x.reshape(2, 3) and x.reshape((2, 3))."},
+    {NULL}};
+
 static PyMemberDef ab_members[] = {
     {"_data", T_OBJECT_EX, offsetof(ArrayBase, data), 0, "the backend-native array"},
     {"_device", T_OBJECT_EX, offsetof(ArrayBase, device), 0, "the Device"},
@@ -241,6 +325,7 @@ static PyTypeObject ArrayBaseType = {
     .tp_richcompare = ab_richcompare,
     .tp_weaklistoffset = offsetof(ArrayBase, weakreflist),
     .tp_members = ab_members,
+    .tp_methods = ab_methods,
     .tp_new = PyType_GenericNew,
 };
 
@@ -337,6 +422,12 @@ static PyObject *set_annotate(PyObject *mod, PyObject *fn)
     Py_RETURN_NONE;
 }
 
+static PyObject *set_reshape(PyObject *mod, PyObject *fn)
+{
+    Py_XSETREF(ReshapeSlow, Py_NewRef(fn));
+    Py_RETURN_NONE;
+}
+
 static PyObject *init(PyObject *mod, PyObject *args)
 {
     PyObject *arr, *cpu, *nd, *asarray, *slow, *fb;
@@ -397,6 +488,29 @@ static PyObject *api_call2(PyObject *mod, PyObject *const *args, Py_ssize_t n)
     return call_named(device, args[0], pair, 2);
 }
 
+/* callx(name, x, *args): device._ops[name](x._data, *args) as an Array, or NotImplemented if x
+ * is not an Array (shapes, axes and other plain arguments pass through unchanged). */
+static PyObject *api_callx(PyObject *mod, PyObject *const *args, Py_ssize_t n)
+{
+    if (n < 2 || !PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "callx(name, x, *args)");
+        return NULL;
+    }
+    if (Py_TYPE(args[1]) != ArrayType) Py_RETURN_NOTIMPLEMENTED;
+    ArrayBase *x = (ArrayBase *)args[1];
+    PyObject *small[8];
+    PyObject **argv = small;
+    if (n - 1 > 8) {
+        argv = PyMem_Malloc((n - 1) * sizeof(PyObject *));
+        if (argv == NULL) return PyErr_NoMemory();
+    }
+    argv[0] = x->data;
+    for (Py_ssize_t i = 2; i < n; i++) argv[i - 1] = args[i];
+    PyObject *r = call_named(x->device, args[0], argv, (size_t)(n - 1));
+    if (argv != small) PyMem_Free(argv);
+    return r;
+}
+
 static PyObject *op_names(PyObject *mod, PyObject *unused)
 {
     PyObject *t = PyTuple_New(N_OPS);
@@ -410,8 +524,12 @@ static PyMethodDef module_methods[] = {
      "init(Array, cpu, ndarray, asarray, slow_getitem, fallbacks): wire the Python side."},
     {"op_names", op_names, METH_NOARGS, "The op names whose operators run here."},
     {"set_annotate", set_annotate, METH_O, "set_annotate(fn): (op name, exc) -> exc to raise."},
+    {"invalidate", invalidate, METH_NOARGS, "Forget cached implementations (after register)."},
+    {"set_reshape", set_reshape, METH_O, "set_reshape(fn): the Python Array.reshape (slow path)."},
     {"call1", (PyCFunction)(void (*)(void))api_call1, METH_FASTCALL,
      "call1(name, x): the op on x's device, or NotImplemented when x is not an Array."},
+    {"callx", (PyCFunction)(void (*)(void))api_callx, METH_FASTCALL,
+     "callx(name, x, *args): the op on x's device with plain extra arguments, else NotImplemented."},
     {"call2", (PyCFunction)(void (*)(void))api_call2, METH_FASTCALL,
      "call2(name, a, b): the op for two arrays (or array and int/float), else NotImplemented."},
     {NULL}};
@@ -424,7 +542,8 @@ PyMODINIT_FUNC PyInit__speedups(void)
     if (PyType_Ready(&ArrayBaseType) < 0) return NULL;
     if (PyType_Ready(&AnnotatedType) < 0) return NULL;
     OpsAttr = PyUnicode_InternFromString("_ops");
-    if (OpsAttr == NULL) return NULL;
+    ReshapeName = PyUnicode_InternFromString("reshape");
+    if (OpsAttr == NULL || ReshapeName == NULL) return NULL;
     for (int i = 0; i < N_OPS; i++) {
         OpName[i] = PyUnicode_InternFromString(OP_NAMES[i]);
         if (OpName[i] == NULL) return NULL;

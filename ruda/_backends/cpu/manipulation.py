@@ -29,8 +29,7 @@ def expand_dims(x: np.ndarray, axis: int | tuple[int, ...]) -> np.ndarray:
     return x.reshape(shape)
 
 
-@register("reshape", "cpu")
-def reshape(x: np.ndarray, shape: Any, order: str = "C", copy: bool | None = None) -> np.ndarray:
-    if copy is None:
-        return x.reshape(shape, order=order)
-    return np.reshape(x, shape, order=order, copy=copy)
+# ndarray.reshape itself (a C method taking shape, order= and copy=): no Python frame per call.
+register("reshape", "cpu")(np.ndarray.reshape)
+
+
