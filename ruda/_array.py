@@ -20,13 +20,12 @@ try:  # the C hot paths (ruda/_speedups.c); built by pip install or scripts/buil
 except ImportError:  # pragma: no cover - exercised where the extension is not built
     _speedups = None
 SPEEDUPS = _speedups is not None
-_Base = _speedups.ArrayBase if SPEEDUPS else object
 
 _ndarray = np.ndarray
 _SCALARS = (int, float, complex, bool)
 
 
-class Array(_Base):
+class Array:
     """An n-dimensional array on a device; ``ruda.ndarray`` is this type.
 
     >>> import ruda as np
@@ -38,8 +37,9 @@ class Array(_Base):
            [4., 5.]])
     """
 
-    # With the C base, _data/_device/__weakref__ live there.
-    __slots__ = () if SPEEDUPS else ("_data", "_device", "__weakref__")
+    # With the C extension, this class body is copied onto the C type ruda._speedups.Array,
+    # whose struct holds _data, _device and the weakref list (see _install_speedups).
+    __slots__ = ("_data", "_device", "__weakref__")
     __hash__ = None  # type: ignore[assignment]
     # Makes NumPy defer to our reflected operators and ufunc hook (np.float64(2) * x stays ruda).
     __array_priority__ = 1000
@@ -438,22 +438,30 @@ Array.__divmod__ = _divmod_wrap  # type: ignore[method-assign]
 Array.__rdivmod__ = _rdivmod_wrap  # type: ignore[method-assign]
 
 
+# Names that the C type serves itself, or that belong to the pure-Python layout.
+_C_OWNED = {
+    "__slots__", "_data", "_device", "__weakref__", "__dict__", "__module__", "__qualname__",
+    "__getitem__",
+}  # fmt: skip
+
+
 def _install_speedups() -> None:
-    """Hand the hot operators and basic indexing to the C base; Python keeps the slow paths."""
+    """Make ruda.Array the C type: copy this module's methods onto it, keep the hot operators
+    and basic indexing in C, and hand it the Python versions for every other case."""
+    global Array, _new_array
+    py, fast = Array, _speedups.Array
     dunders = {op.name: op.dunder for op in ELEMENTWISE if op.dunder}
     dunders["matmul"] = "matmul"
-    fallbacks = {}
+    fallbacks, owned = {}, set(_C_OWNED)
     for name in _speedups.op_names():
         d = dunders[name]
-        forward = Array.__dict__[f"__{d}__"]
-        reflected = Array.__dict__.get(f"__r{d}__")
-        fallbacks[name] = (forward, reflected)
-        delattr(Array, f"__{d}__")  # the C slot, inherited from the base, takes over
-        if reflected is not None:
-            delattr(Array, f"__r{d}__")
-    slow_getitem = Array.__dict__["__getitem__"]
-    del Array.__getitem__
-    _speedups.init(Array, CPU, _ndarray, np.asarray, slow_getitem, fallbacks)
+        fallbacks[name] = (py.__dict__[f"__{d}__"], py.__dict__.get(f"__r{d}__"))
+        owned |= {f"__{d}__", f"__r{d}__"}
+    for name, value in py.__dict__.items():
+        if name not in owned:
+            setattr(fast, name, value)
+    _speedups.init(CPU, _ndarray, np.asarray, py.__dict__["__getitem__"], fallbacks)
+    Array = _new_array = fast
 
 
 if SPEEDUPS:

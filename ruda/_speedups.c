@@ -20,7 +20,7 @@ typedef struct {
     PyObject *weakreflist;
 } ArrayBase;
 
-static PyTypeObject *ArrayType = NULL;  /* the Python subclass ruda.Array */
+static PyTypeObject *ArrayType = NULL;  /* ruda.Array (made from ab_spec) */
 static PyObject *CPU = NULL;            /* the cpu Device object */
 static PyTypeObject *NDArray = NULL;    /* numpy.ndarray */
 static PyObject *AsArray = NULL;        /* numpy.asarray: NumPy scalars become 0-d arrays */
@@ -215,26 +215,16 @@ static PyObject *ab_richcompare(PyObject *a, PyObject *b, int cmp)
     return binop(a, b, map[cmp]);
 }
 
-static int ab_traverse(ArrayBase *self, visitproc visit, void *arg)
-{
-    Py_VISIT(self->data);
-    Py_VISIT(self->device);
-    return 0;
-}
-
-static int ab_clear(ArrayBase *self)
-{
-    Py_CLEAR(self->data);
-    Py_CLEAR(self->device);
-    return 0;
-}
-
+/* No GC support, on purpose: an Array refers only to its native array and its device, and NumPy's
+ * arrays are not GC-tracked either, so tracking would cost every allocation and free nothing. */
 static void ab_dealloc(ArrayBase *self)
 {
-    PyObject_GC_UnTrack(self);
+    PyTypeObject *tp = Py_TYPE(self);
     if (self->weakreflist != NULL) PyObject_ClearWeakRefs((PyObject *)self);
-    ab_clear(self);
-    Py_TYPE(self)->tp_free((PyObject *)self);
+    Py_CLEAR(self->data);
+    Py_CLEAR(self->device);
+    tp->tp_free((PyObject *)self);
+    Py_DECREF(tp);  /* instances of a heap type own a reference to it */
 }
 
 static PyObject *tuple_from(PyObject *const *items, Py_ssize_t n)
@@ -289,44 +279,42 @@ static PyMethodDef ab_methods[] = {
      "Reshape; like NumPy, accepts x.reshape(2, 3) and x.reshape((2, 3))."},
     {NULL}};
 
-static PyMemberDef ab_members[] = {
+static PyMemberDef ab_type_members[] = {
     {"_data", T_OBJECT_EX, offsetof(ArrayBase, data), 0, "the backend-native array"},
     {"_device", T_OBJECT_EX, offsetof(ArrayBase, device), 0, "the Device"},
+    {"__weaklistoffset__", T_PYSSIZET, offsetof(ArrayBase, weakreflist), READONLY},
     {NULL}};
 
-static PyNumberMethods ab_as_number = {
-    .nb_add = ab_add,
-    .nb_subtract = ab_sub,
-    .nb_multiply = ab_mul,
-    .nb_remainder = ab_mod,
-    .nb_power = ab_pow,
-    .nb_lshift = ab_lshift,
-    .nb_rshift = ab_rshift,
-    .nb_and = ab_and,
-    .nb_xor = ab_xor,
-    .nb_or = ab_or,
-    .nb_floor_divide = ab_floordiv,
-    .nb_true_divide = ab_truediv,
-    .nb_matrix_multiply = ab_matmul,
-};
+/* ruda.Array itself: a heap type (so ruda/_array.py can add its Python methods) whose hot
+ * slots are these C functions. */
+static PyType_Slot ab_slots[] = {
+    {Py_tp_dealloc, ab_dealloc},
+    {Py_tp_doc, "An n-dimensional array on a device."},
+    {Py_tp_members, ab_type_members},
+    {Py_tp_methods, ab_methods},
+    {Py_tp_new, PyType_GenericNew},
+    {Py_tp_richcompare, ab_richcompare},
+    {Py_mp_subscript, ab_getitem},
+    {Py_nb_add, ab_add},
+    {Py_nb_subtract, ab_sub},
+    {Py_nb_multiply, ab_mul},
+    {Py_nb_remainder, ab_mod},
+    {Py_nb_power, ab_pow},
+    {Py_nb_lshift, ab_lshift},
+    {Py_nb_rshift, ab_rshift},
+    {Py_nb_and, ab_and},
+    {Py_nb_xor, ab_xor},
+    {Py_nb_or, ab_or},
+    {Py_nb_floor_divide, ab_floordiv},
+    {Py_nb_true_divide, ab_truediv},
+    {Py_nb_matrix_multiply, ab_matmul},
+    {0, NULL}};
 
-static PyMappingMethods ab_as_mapping = {.mp_subscript = (binaryfunc)ab_getitem};
-
-static PyTypeObject ArrayBaseType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ruda._speedups.ArrayBase",
-    .tp_basicsize = sizeof(ArrayBase),
-    .tp_dealloc = (destructor)ab_dealloc,
-    .tp_as_number = &ab_as_number,
-    .tp_as_mapping = &ab_as_mapping,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "The C part of ruda.Array: its two fields and its hot paths.",
-    .tp_traverse = (traverseproc)ab_traverse,
-    .tp_clear = (inquiry)ab_clear,
-    .tp_richcompare = ab_richcompare,
-    .tp_weaklistoffset = offsetof(ArrayBase, weakreflist),
-    .tp_members = ab_members,
-    .tp_methods = ab_methods,
-    .tp_new = PyType_GenericNew,
+static PyType_Spec ab_spec = {
+    .name = "ruda.Array",
+    .basicsize = sizeof(ArrayBase),
+    .flags = Py_TPFLAGS_DEFAULT,
+    .slots = ab_slots,
 };
 
 /* Annotated(name, fn): calls fn; an exception it raises is re-raised naming ruda.<name>, so
@@ -430,15 +418,10 @@ static PyObject *set_reshape(PyObject *mod, PyObject *fn)
 
 static PyObject *init(PyObject *mod, PyObject *args)
 {
-    PyObject *arr, *cpu, *nd, *asarray, *slow, *fb;
-    if (!PyArg_ParseTuple(args, "O!OO!OOO!", &PyType_Type, &arr, &cpu, &PyType_Type, &nd,
-                          &asarray, &slow, &PyDict_Type, &fb))
+    PyObject *cpu, *nd, *asarray, *slow, *fb;
+    if (!PyArg_ParseTuple(args, "OO!OOO!", &cpu, &PyType_Type, &nd, &asarray, &slow,
+                          &PyDict_Type, &fb))
         return NULL;
-    if (!PyType_IsSubtype((PyTypeObject *)arr, &ArrayBaseType)) {
-        PyErr_SetString(PyExc_TypeError, "init: the array type must derive from ArrayBase");
-        return NULL;
-    }
-    Py_XSETREF(ArrayType, (PyTypeObject *)Py_NewRef(arr));
     Py_XSETREF(CPU, Py_NewRef(cpu));
     Py_XSETREF(NDArray, (PyTypeObject *)Py_NewRef(nd));
     Py_XSETREF(AsArray, Py_NewRef(asarray));
@@ -521,7 +504,7 @@ static PyObject *op_names(PyObject *mod, PyObject *unused)
 
 static PyMethodDef module_methods[] = {
     {"init", init, METH_VARARGS,
-     "init(Array, cpu, ndarray, asarray, slow_getitem, fallbacks): wire the Python side."},
+     "init(cpu, ndarray, asarray, slow_getitem, fallbacks): wire the Python side."},
     {"op_names", op_names, METH_NOARGS, "The op names whose operators run here."},
     {"set_annotate", set_annotate, METH_O, "set_annotate(fn): (op name, exc) -> exc to raise."},
     {"invalidate", invalidate, METH_NOARGS, "Forget cached implementations (after register)."},
@@ -539,8 +522,9 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "ruda._speedups",
 
 PyMODINIT_FUNC PyInit__speedups(void)
 {
-    if (PyType_Ready(&ArrayBaseType) < 0) return NULL;
     if (PyType_Ready(&AnnotatedType) < 0) return NULL;
+    ArrayType = (PyTypeObject *)PyType_FromSpec(&ab_spec);
+    if (ArrayType == NULL) return NULL;
     OpsAttr = PyUnicode_InternFromString("_ops");
     ReshapeName = PyUnicode_InternFromString("reshape");
     if (OpsAttr == NULL || ReshapeName == NULL) return NULL;
@@ -550,7 +534,7 @@ PyMODINIT_FUNC PyInit__speedups(void)
     }
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
-    if (PyModule_AddObjectRef(m, "ArrayBase", (PyObject *)&ArrayBaseType) < 0 ||
+    if (PyModule_AddObjectRef(m, "Array", (PyObject *)ArrayType) < 0 ||
         PyModule_AddObjectRef(m, "Annotated", (PyObject *)&AnnotatedType) < 0) {
         Py_DECREF(m);
         return NULL;
