@@ -1,0 +1,115 @@
+"""CUDA C++: the C-like renderer with CUDA's types, math spellings and ``__global__`` entry point.
+
+Scalar parameters are kernel arguments; buffers are ``__restrict__`` pointers; workgroup memory is
+``__shared__``. Rendered source compiles with NVRTC (no host code, no includes beyond fp16).
+"""
+
+from __future__ import annotations
+
+from . import ir
+from .render import CLike
+
+_BUILTINS = {
+    "gid": "(blockIdx.{a} * blockDim.{a} + threadIdx.{a})",
+    "lid": "threadIdx.{a}",
+    "wid": "blockIdx.{a}",
+    "nwg": "gridDim.{a}",
+}
+
+
+class CUDA(CLike):
+    types = {
+        ir.BOOL: "bool", ir.I8: "signed char", ir.I16: "short", ir.I32: "int",
+        ir.I64: "long long", ir.U8: "unsigned char", ir.U16: "unsigned short",
+        ir.U32: "unsigned int", ir.U64: "unsigned long long", ir.F16: "__half", ir.F32: "float",
+        ir.F64: "double",
+    }  # fmt: skip
+    # Single-precision math has an f suffix in CUDA's C API; {t} is filled per type.
+    functions = {
+        fn: fn + "{t}"
+        for fn in (
+            "sin cos tan asin acos atan atan2 sinh cosh tanh asinh acosh atanh exp exp2 expm1 "
+            "log log2 log10 log1p sqrt cbrt pow floor ceil trunc rint round fabs fmod hypot "
+            "copysign nextafter fmin fmax fma"
+        ).split()
+    }
+    functions.update({"abs": "fabs{t}", "inverse_sqrt": "rsqrt{t}", "min": "min", "max": "max"})
+
+    def suffix(self, t: ir.Type) -> str:
+        return "f" if t is ir.F32 else ""
+
+    def function(self, fn: str, t: ir.Type) -> str:
+        if t.is_int and fn == "abs":
+            return "abs" if t.bits <= 32 else "llabs"
+        return super().function(fn, t)
+
+    def _e_builtin(self, e: ir.Builtin) -> str:
+        return _BUILTINS[e.name].format(a="xyz"[e.axis])
+
+    def _e_cast(self, e: ir.Cast) -> str:
+        return f"(({self.type(e.type)})({self.expr(e.a)}))"
+
+    def float_literal(self, v: float, t: ir.Type) -> str:
+        text = repr(v) if ("e" in repr(v) or "." in repr(v)) else repr(v) + ".0"
+        if t is ir.F16:
+            return f"__float2half({text}f)"
+        return text + ("f" if t is ir.F32 else "")
+
+    def int_literal(self, v: int, t: ir.Type) -> str:
+        if t.bits == 64:
+            if t.kind == "i" and v == -(2**63):
+                return "(-9223372036854775807LL - 1)"
+            return f"{v}LL" if t.kind == "i" else f"{v}ULL"
+        if t.kind == "u":
+            return f"{v}u"
+        if v == -(2**31):
+            return "(-2147483647 - 1)"
+        return str(v)
+
+    def special_float(self, v: float, t: ir.Type) -> str:
+        name = "nan" if v != v else ("inf" if v > 0 else "-inf")
+        if t is ir.F64:
+            return {"nan": "__longlong_as_double(0x7ff8000000000000LL)",
+                    "inf": "__longlong_as_double(0x7ff0000000000000LL)",
+                    "-inf": "__longlong_as_double(0xfff0000000000000LL)"}[name]  # fmt: skip
+        f32 = {"nan": "__int_as_float(0x7fc00000)", "inf": "__int_as_float(0x7f800000)",
+               "-inf": "__int_as_float(0xff800000)"}[name]  # fmt: skip
+        return f"__float2half({f32})" if t is ir.F16 else f32
+
+    def declare(self, var: ir.Var, value: str, mutable: bool) -> str:
+        const = "" if mutable else "const "
+        return f"{const}{self.type(var.type)} {var.name} = {value};"
+
+    def for_head(self, var: ir.Var, start: str, stop: str, step: str) -> str:
+        t = self.type(var.type)
+        return f"for ({t} {var.name} = {start}; {var.name} < {stop}; {var.name} += {step})"
+
+    def barrier(self) -> str:
+        return "__syncthreads();"
+
+    def module(self, k: ir.Kernel, body: list[str]) -> str:
+        lines: list[str] = []
+        if any(t is ir.F16 for t in _types_used(k)):
+            lines.append("#include <cuda_fp16.h>")
+        lines.extend(self.helpers.values())
+        args = []
+        for b in k.buffers:
+            const = "const " if b.access == "read" else ""
+            args.append(f"{const}{self.type(b.elem)}* __restrict__ {b.name}")
+        args += [f"const {self.type(p.type)} {p.name}" for p in k.params]
+        wg = k.workgroup[0] * k.workgroup[1] * k.workgroup[2]
+        lines.append(f'extern "C" __global__ void __launch_bounds__({wg}) {k.name}({", ".join(args)}) {{')
+        for s in k.shared:
+            lines.append(f"    __shared__ {self.type(s.elem)} {s.name}[{s.size}];")
+        lines.extend(body)
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+
+
+def _types_used(k: ir.Kernel) -> set[ir.Type]:
+    return {b.elem for b in k.buffers} | {p.type for p in k.params} | {s.elem for s in k.shared}
+
+
+def render(k: ir.Kernel) -> str:
+    """CUDA C++ source for a kernel."""
+    return CUDA().render(k)

@@ -1,0 +1,345 @@
+"""The kernel IR: typed expressions and statements that the CUDA and WGSL renderers turn into code.
+
+Expressions are small frozen dataclasses (hashable, so kernels can be cache keys) with Python
+operators for building (``a + b``, ``a < b``); statements are plain tuples of them. A ``Kernel``
+holds its buffers, scalar parameters, workgroup memory, workgroup size and body.
+
+    >>> from ruda._kernels import ir
+    >>> x = ir.Buffer("x", ir.F32, 0)
+    >>> i = ir.Var("i", ir.U32)
+    >>> (x[i] * 2.0).type
+    Type(name='f32')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Type:
+    """A scalar type: bool, i8..i64, u8..u64, f16, f32, f64 (complex is a pair of floats)."""
+
+    name: str
+
+    @property
+    def kind(self) -> str:
+        return "b" if self.name == "bool" else self.name[0]
+
+    @property
+    def bits(self) -> int:
+        return 32 if self.name == "bool" else int(self.name[1:])
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "f"
+
+    @property
+    def is_int(self) -> bool:
+        return self.kind in "iu"
+
+    def __repr__(self) -> str:
+        return f"Type(name={self.name!r})"
+
+
+BOOL = Type("bool")
+I8, I16, I32, I64 = Type("i8"), Type("i16"), Type("i32"), Type("i64")
+U8, U16, U32, U64 = Type("u8"), Type("u16"), Type("u32"), Type("u64")
+F16, F32, F64 = Type("f16"), Type("f32"), Type("f64")
+ALL_TYPES = (BOOL, I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64)
+
+_FROM_NUMPY = {
+    "b": {1: BOOL},
+    "i": {1: I8, 2: I16, 4: I32, 8: I64},
+    "u": {1: U8, 2: U16, 4: U32, 8: U64},
+    "f": {2: F16, 4: F32, 8: F64},
+}
+
+
+def type_of(dtype: Any) -> Type:
+    """The IR type of a (real) NumPy or ruda dtype."""
+    d = np.dtype(getattr(dtype, "_np", dtype))
+    try:
+        return _FROM_NUMPY[d.kind][d.itemsize]
+    except KeyError:
+        raise TypeError(f"ruda kernels: no scalar IR type for dtype {d}") from None
+
+
+def numpy_of(t: Type) -> np.dtype:
+    return np.dtype("bool" if t is BOOL else {"i": "int", "u": "uint", "f": "float"}[t.kind] + str(t.bits))
+
+
+# -- expressions ----------------------------------------------------------------------------
+class Expr:
+    """Base of expressions; Python operators build IR nodes."""
+
+    type: Type
+
+    def _bin(self, op: str, other: Any, reverse: bool = False, result: Type | None = None) -> Binary:
+        o = lift(other, self.type)
+        a, b = (o, self) if reverse else (self, o)
+        return Binary(op, a, b, result or a.type)
+
+    def __add__(self, o: Any) -> Expr:
+        return self._bin("add", o)
+
+    def __radd__(self, o: Any) -> Expr:
+        return self._bin("add", o, True)
+
+    def __sub__(self, o: Any) -> Expr:
+        return self._bin("sub", o)
+
+    def __rsub__(self, o: Any) -> Expr:
+        return self._bin("sub", o, True)
+
+    def __mul__(self, o: Any) -> Expr:
+        return self._bin("mul", o)
+
+    def __rmul__(self, o: Any) -> Expr:
+        return self._bin("mul", o, True)
+
+    def __truediv__(self, o: Any) -> Expr:
+        return self._bin("div", o)
+
+    def __rtruediv__(self, o: Any) -> Expr:
+        return self._bin("div", o, True)
+
+    def __mod__(self, o: Any) -> Expr:
+        return self._bin("mod", o)
+
+    def __and__(self, o: Any) -> Expr:
+        return self._bin("and", o)
+
+    def __or__(self, o: Any) -> Expr:
+        return self._bin("or", o)
+
+    def __xor__(self, o: Any) -> Expr:
+        return self._bin("xor", o)
+
+    def __lshift__(self, o: Any) -> Expr:
+        return self._bin("shl", o)
+
+    def __rshift__(self, o: Any) -> Expr:
+        return self._bin("shr", o)
+
+    def __lt__(self, o: Any) -> Expr:  # type: ignore[override]
+        return self._bin("lt", o, result=BOOL)
+
+    def __le__(self, o: Any) -> Expr:  # type: ignore[override]
+        return self._bin("le", o, result=BOOL)
+
+    def __gt__(self, o: Any) -> Expr:  # type: ignore[override]
+        return self._bin("gt", o, result=BOOL)
+
+    def __ge__(self, o: Any) -> Expr:  # type: ignore[override]
+        return self._bin("ge", o, result=BOOL)
+
+    def eq(self, o: Any) -> Expr:
+        """``==`` (a method: dataclass equality stays structural, for caching)."""
+        return self._bin("eq", o, result=BOOL)
+
+    def ne(self, o: Any) -> Expr:
+        return self._bin("ne", o, result=BOOL)
+
+    def __neg__(self) -> Expr:
+        return Unary("neg", self, self.type)
+
+    def __invert__(self) -> Expr:
+        return Unary("bnot", self, self.type)
+
+
+@dataclass(frozen=True, eq=True)
+class Const(Expr):
+    value: Any
+    type: Type
+
+
+@dataclass(frozen=True, eq=True)
+class Var(Expr):
+    name: str
+    type: Type
+
+
+@dataclass(frozen=True, eq=True)
+class Builtin(Expr):
+    """Thread coordinates: gid (global invocation), lid (local), wid (workgroup), nwg; axis 0..2."""
+
+    name: str
+    axis: int = 0
+    type: Type = U32
+
+
+@dataclass(frozen=True, eq=True)
+class Unary(Expr):
+    op: str  # neg, not, bnot
+    a: Expr
+    type: Type
+
+
+@dataclass(frozen=True, eq=True)
+class Binary(Expr):
+    op: str  # add sub mul div mod and or xor shl shr lt le gt ge eq ne land lor
+    a: Expr
+    b: Expr
+    type: Type
+
+
+@dataclass(frozen=True, eq=True)
+class Call(Expr):
+    """A math function (sin, exp, floor, min, max, pow, fma...) rendered per language."""
+
+    fn: str
+    args: tuple[Expr, ...]
+    type: Type
+
+
+@dataclass(frozen=True, eq=True)
+class Select(Expr):
+    cond: Expr
+    if_true: Expr
+    if_false: Expr
+    type: Type
+
+
+@dataclass(frozen=True, eq=True)
+class Cast(Expr):
+    a: Expr
+    type: Type
+
+
+@dataclass(frozen=True, eq=True)
+class Load(Expr):
+    buf: Buffer | Shared
+    index: Expr
+    type: Type
+
+
+def lift(v: Any, like: Type) -> Expr:
+    """An expression from an Expr or a Python number (typed like its partner)."""
+    if isinstance(v, Expr):
+        return v
+    if isinstance(v, bool):
+        return Const(v, BOOL)
+    if isinstance(v, (int, float)):
+        return Const(v, like)
+    raise TypeError(f"ruda kernels: cannot use {type(v).__name__} in an expression")
+
+
+def call(fn: str, *args: Any, type: Type | None = None) -> Call:
+    first = next((a for a in args if isinstance(a, Expr)), None)
+    t = type or (first.type if first is not None else F32)
+    return Call(fn, tuple(lift(a, t) for a in args), t)
+
+
+def select(cond: Expr, if_true: Any, if_false: Any) -> Select:
+    t = if_true.type if isinstance(if_true, Expr) else if_false.type
+    return Select(cond, lift(if_true, t), lift(if_false, t), t)
+
+
+def cast(a: Expr, t: Type) -> Expr:
+    return a if a.type == t else Cast(a, t)
+
+
+# -- memory -----------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=True)
+class Buffer:
+    """A storage buffer binding (an array of ``elem``)."""
+
+    name: str
+    elem: Type
+    binding: int
+    access: str = "read"  # "read" | "read_write"
+
+    def __getitem__(self, index: Any) -> Load:
+        return Load(self, lift(index, U32), self.elem)
+
+
+@dataclass(frozen=True, eq=True)
+class Shared:
+    """Workgroup (shared) memory of ``size`` elements."""
+
+    name: str
+    elem: Type
+    size: int
+
+    def __getitem__(self, index: Any) -> Load:
+        return Load(self, lift(index, U32), self.elem)
+
+
+@dataclass(frozen=True, eq=True)
+class Param:
+    """A scalar kernel parameter (a uniform on WebGPU, an argument on CUDA)."""
+
+    name: str
+    type: Type
+
+    @property
+    def var(self) -> Var:
+        return Var(self.name, self.type)
+
+
+# -- statements ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Let:
+    var: Var
+    value: Expr
+    mutable: bool = False
+
+
+@dataclass(frozen=True)
+class Assign:
+    var: Var
+    value: Expr
+
+
+@dataclass(frozen=True)
+class Store:
+    buf: Buffer | Shared
+    index: Expr
+    value: Expr
+
+
+@dataclass(frozen=True)
+class If:
+    cond: Expr
+    then: tuple[Any, ...]
+    orelse: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
+class For:
+    var: Var
+    start: Expr
+    stop: Expr
+    step: Expr
+    body: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Barrier:
+    """Workgroup barrier (shared memory visible to the whole workgroup afterwards)."""
+
+
+@dataclass(frozen=True)
+class Return:
+    pass
+
+
+def store(buf: Buffer | Shared, index: Any, value: Any) -> Store:
+    return Store(buf, lift(index, U32), lift(value, buf.elem))
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A compute kernel: what the renderers turn into one CUDA ``__global__`` or WGSL entry point."""
+
+    name: str
+    buffers: tuple[Buffer, ...]
+    params: tuple[Param, ...]
+    body: tuple[Any, ...]
+    workgroup: tuple[int, int, int] = (256, 1, 1)
+    shared: tuple[Shared, ...] = field(default=())
+    features: frozenset[str] = field(default=frozenset())  # e.g. {"f16", "f64", "i64"}

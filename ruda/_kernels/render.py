@@ -1,0 +1,147 @@
+"""The shared C-like renderer: IR -> source text. CUDA and WGSL are small subclasses of tables.
+
+A renderer is a table of type names, operator spellings and function spellings plus the few
+methods where the languages' syntax differs (declarations, literals, casts, the entry point).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from . import ir
+
+_BINARY = {
+    "add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%", "and": "&", "or": "|", "xor": "^",
+    "shl": "<<", "shr": ">>", "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!=",
+    "land": "&&", "lor": "||",
+}  # fmt: skip
+_UNARY = {"neg": "-", "not": "!", "bnot": "~"}
+
+
+class CLike:
+    """Renders kernels for a C-like language; subclasses fill in the tables."""
+
+    types: dict[ir.Type, str] = {}
+    functions: dict[str, str] = {}  # IR function name -> language spelling ({t}: type suffix)
+    indent = "    "
+
+    def __init__(self) -> None:
+        self.helpers: dict[str, str] = {}  # helper functions the body needed, by name
+
+    # -- expressions --------------------------------------------------------------------
+    def type(self, t: ir.Type) -> str:
+        try:
+            return self.types[t]
+        except KeyError:
+            raise TypeError(f"{type(self).__name__}: no {t.name} type") from None
+
+    def expr(self, e: ir.Expr) -> str:
+        return getattr(self, f"_e_{type(e).__name__.lower()}")(e)
+
+    def _e_const(self, e: ir.Const) -> str:
+        return self.literal(e.value, e.type)
+
+    def _e_var(self, e: ir.Var) -> str:
+        return e.name
+
+    def _e_unary(self, e: ir.Unary) -> str:
+        return f"({_UNARY[e.op]}{self.expr(e.a)})"
+
+    def _e_binary(self, e: ir.Binary) -> str:
+        return f"({self.expr(e.a)} {_BINARY[e.op]} {self.expr(e.b)})"
+
+    def _e_call(self, e: ir.Call) -> str:
+        args = [self.expr(a) for a in e.args]
+        spelled = self.function(e.fn, e.args[0].type if e.args else e.type)
+        if "{0}" in spelled:  # an inline expansion, e.g. isnan(x) -> (x != x)
+            return "(" + spelled.format(*args) + ")"
+        return f"{spelled}({', '.join(args)})"
+
+    def _e_select(self, e: ir.Select) -> str:
+        c, t, f = self.expr(e.cond), self.expr(e.if_true), self.expr(e.if_false)
+        return f"({c} ? {t} : {f})"
+
+    def _e_cast(self, e: ir.Cast) -> str:
+        return f"{self.type(e.type)}({self.expr(e.a)})"
+
+    def _e_load(self, e: ir.Load) -> str:
+        return f"{e.buf.name}[{self.expr(e.index)}]"
+
+    def function(self, fn: str, t: ir.Type) -> str:
+        spelled = self.functions.get(fn, fn)
+        return spelled.replace("{t}", self.suffix(t))
+
+    def suffix(self, t: ir.Type) -> str:
+        return ""
+
+    def literal(self, v: Any, t: ir.Type) -> str:
+        if t is ir.BOOL:
+            return "true" if v else "false"
+        if t.is_float:
+            if math.isnan(v) or math.isinf(v):
+                return self.special_float(v, t)
+            return self.float_literal(float(v), t)
+        return self.int_literal(int(v), t)
+
+    def float_literal(self, v: float, t: ir.Type) -> str:
+        return repr(v)
+
+    def int_literal(self, v: int, t: ir.Type) -> str:
+        return str(v)
+
+    def special_float(self, v: float, t: ir.Type) -> str:
+        raise NotImplementedError
+
+    # -- statements -----------------------------------------------------------------------
+    def stmts(self, body: tuple[Any, ...], depth: int) -> list[str]:
+        out: list[str] = []
+        for s in body:
+            out.extend(getattr(self, f"_s_{type(s).__name__.lower()}")(s, depth))
+        return out
+
+    def _s_let(self, s: ir.Let, d: int) -> list[str]:
+        return [self.indent * d + self.declare(s.var, self.expr(s.value), s.mutable)]
+
+    def _s_assign(self, s: ir.Assign, d: int) -> list[str]:
+        return [f"{self.indent * d}{s.var.name} = {self.expr(s.value)};"]
+
+    def _s_store(self, s: ir.Store, d: int) -> list[str]:
+        return [f"{self.indent * d}{s.buf.name}[{self.expr(s.index)}] = {self.expr(s.value)};"]
+
+    def _s_if(self, s: ir.If, d: int) -> list[str]:
+        pad = self.indent * d
+        out = [f"{pad}if ({self.expr(s.cond)}) {{", *self.stmts(s.then, d + 1)]
+        if s.orelse:
+            out += [f"{pad}}} else {{", *self.stmts(s.orelse, d + 1)]
+        return out + [f"{pad}}}"]
+
+    def _s_for(self, s: ir.For, d: int) -> list[str]:
+        pad = self.indent * d
+        v = s.var.name
+        head = self.for_head(s.var, self.expr(s.start), self.expr(s.stop), self.expr(s.step))
+        return [f"{pad}{head} {{", *self.stmts(s.body, d + 1), f"{pad}}}"]
+
+    def _s_barrier(self, s: ir.Barrier, d: int) -> list[str]:
+        return [self.indent * d + self.barrier()]
+
+    def _s_return(self, s: ir.Return, d: int) -> list[str]:
+        return [self.indent * d + "return;"]
+
+    def declare(self, var: ir.Var, value: str, mutable: bool) -> str:
+        raise NotImplementedError
+
+    def for_head(self, var: ir.Var, start: str, stop: str, step: str) -> str:
+        raise NotImplementedError
+
+    def barrier(self) -> str:
+        raise NotImplementedError
+
+    # -- whole kernels ----------------------------------------------------------------------
+    def render(self, k: ir.Kernel) -> str:
+        self.helpers = {}
+        body = self.stmts(k.body, 1)
+        return self.module(k, body)
+
+    def module(self, k: ir.Kernel, body: list[str]) -> str:
+        raise NotImplementedError
