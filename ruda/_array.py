@@ -13,6 +13,7 @@ import numpy as np
 
 from . import _dtypes as dt
 from ._devices import CPU, Device, resolve
+from ._errors import annotate
 from ._ops import ELEMENTWISE
 
 try:  # the C hot paths (ruda/_speedups.c); built by pip install or scripts/build_ext.sh
@@ -203,7 +204,10 @@ class Array:
         t = type(key)
         if t is not int and t is not slice:
             key = _index_key(key, self._device)
-        r = self._data[key]
+        try:
+            r = self._data[key]
+        except Exception as e:
+            raise annotate("Array.__getitem__", e) from e
         if type(r) is not _ndarray:
             r = np.asarray(r)
         return _wrap(r, self._device)
@@ -219,7 +223,10 @@ class Array:
                     f"{self._device}; move one with to_device()"
                 )
             value = value._data
-        self._data[key] = value
+        try:
+            self._data[key] = value
+        except Exception as e:
+            raise annotate("Array.__setitem__", e) from e
 
     # -- printing ---------------------------------------------------------------------
     def __repr__(self) -> str:

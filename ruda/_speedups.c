@@ -30,6 +30,8 @@ static PyObject *OpsAttr = NULL;        /* interned "_ops" */
 static PyObject *Annotate = NULL;       /* (op name, exception) -> exception naming ruda.<op> */
 static PyObject *ReshapeSlow = NULL;    /* the Python Array.reshape, for keywords and odd shapes */
 static PyObject *ReshapeName = NULL;    /* interned "reshape" */
+static PyObject *GetitemName = NULL;    /* interned "Array.__getitem__" */
+static void reraise_named(PyObject *name);
 
 enum {
     OP_ADD, OP_SUB, OP_MUL, OP_TRUEDIV, OP_FLOORDIV, OP_MOD, OP_POW, OP_AND, OP_OR, OP_XOR,
@@ -86,7 +88,11 @@ static PyObject *ab_getitem(ArrayBase *self, PyObject *key)
         }
         if (native != NULL) {
             PyObject *r = PyObject_GetItem(self->data, native);
-            return r == NULL ? NULL : wrap(r, self->device);
+            if (r == NULL) {
+                reraise_named(GetitemName);
+                return NULL;
+            }
+            return wrap(r, self->device);
         }
     }
     return PyObject_CallFunctionObjArgs(SlowGetitem, (PyObject *)self, key, NULL);
@@ -326,31 +332,34 @@ typedef struct {
     vectorcallfunc vectorcall;
 } Annotated;
 
-static PyObject *annotated_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
-                                      PyObject *kwnames)
+/* With an exception set: replace it by Annotate(name, exception), which names ruda.<name>. */
+static void reraise_named(PyObject *name)
 {
-    Annotated *a = (Annotated *)self;
-    PyObject *r = PyObject_Vectorcall(a->fn, args, nargsf, kwnames);
-    if (r != NULL || Annotate == NULL) return r;
+    if (Annotate == NULL) return;
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
     PyErr_NormalizeException(&type, &value, &tb);
     if (value == NULL) {
         PyErr_Restore(type, value, tb);
-        return NULL;
+        return;
     }
     if (tb != NULL) PyException_SetTraceback(value, tb);
-    PyObject *repl = PyObject_CallFunctionObjArgs(Annotate, a->name, value, NULL);
+    PyObject *repl = PyObject_CallFunctionObjArgs(Annotate, name, value, NULL);
     Py_XDECREF(type);
     Py_XDECREF(tb);
-    if (repl == NULL) {
-        Py_DECREF(value);
-        return NULL;
-    }
     Py_DECREF(value);
+    if (repl == NULL) return;
     PyErr_SetObject((PyObject *)Py_TYPE(repl), repl);
     Py_DECREF(repl);
-    return NULL;
+}
+
+static PyObject *annotated_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                                      PyObject *kwnames)
+{
+    Annotated *a = (Annotated *)self;
+    PyObject *r = PyObject_Vectorcall(a->fn, args, nargsf, kwnames);
+    if (r == NULL) reraise_named(a->name);
+    return r;
 }
 
 static PyObject *annotated_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
@@ -527,7 +536,8 @@ PyMODINIT_FUNC PyInit__speedups(void)
     if (ArrayType == NULL) return NULL;
     OpsAttr = PyUnicode_InternFromString("_ops");
     ReshapeName = PyUnicode_InternFromString("reshape");
-    if (OpsAttr == NULL || ReshapeName == NULL) return NULL;
+    GetitemName = PyUnicode_InternFromString("Array.__getitem__");
+    if (OpsAttr == NULL || ReshapeName == NULL || GetitemName == NULL) return NULL;
     for (int i = 0; i < N_OPS; i++) {
         OpName[i] = PyUnicode_InternFromString(OP_NAMES[i]);
         if (OpName[i] == NULL) return NULL;

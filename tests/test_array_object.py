@@ -49,10 +49,12 @@ def test_getitem_advanced(device, rng):
     assert_close(x[..., None, 1:3], a[..., None, 1:3])
     cols = mask[0]
     assert_close(x[:, ruda.asarray(cols, device=device)], a[:, cols])
-    with pytest.raises(IndexError):
+    with pytest.raises(IndexError, match=r"^ruda\.Array\.__getitem__: index 5"):
         x[5]
-    with pytest.raises(IndexError):
+    with pytest.raises(IndexError, match=r"^ruda\.Array\.__getitem__: too many indices"):
         x[0, 0, 0]
+    with pytest.raises(IndexError, match=r"^ruda\.Array\.__setitem__: "):
+        x[0, 9] = 1.0
 
 
 def test_setitem_views_and_masks(device, rng):
