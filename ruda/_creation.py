@@ -165,94 +165,69 @@ def _check_order(order: Any, fname: str) -> None:
         raise ValueError(f"ruda.{fname}: order must be one of 'C', 'F', 'A', 'K', got {order!r}")
 
 
-def empty(
-    shape: int | tuple[int, ...],
-    dtype: Any = None,
-    order: str = "C",
-    *,
-    device: Any = None,
-    like: Any = None,
-) -> Array:
+def _named(fn: Any, name: str, doc: str) -> Any:
+    """``fn`` as the public function ``name`` (what a builder's inner function becomes)."""
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
+def _make_filled(name: str, doc: str) -> Any:
+    """``empty``, ``zeros`` or ``ones``: one signature, one fast path, the op ``name``."""
+
+    def fn(
+        shape: int | tuple[int, ...],
+        dtype: Any = None,
+        order: str = "C",
+        *,
+        device: Any = None,
+        like: Any = None,
+    ) -> Array:
+        if device is None and order == "C" and (type(shape) is int or type(shape) is tuple):
+            # Fast path: the default device and dtype None or a DType (the common calls).
+            dev = _current.get() or (_env_default[0] if _env_default else default_device())
+            ops = dev._ops
+            if ops is not None and (dtype is None or (type(dtype) is _DType and dev is CPU)):
+                a = Array()  # _wrap inlined: the op returns a native array
+                a._data = ops[name](shape, _FLOAT if dtype is None else dtype._np)
+                a._device = dev
+                return a
+        dev, npdt = _dev_dtype(name, device, dtype)
+        shape = _shape(shape, name)
+        if order != "C":
+            _check_order(order, name)
+        return _wrap(dev._ops[name](shape, dtype=npdt, order=order), dev)
+
+    return _named(fn, name, doc)
+
+
+empty = _make_filled(
+    "empty",
     """An uninitialised array of ``shape`` (float64 unless ``dtype`` says otherwise).
 
     >>> import ruda as np
     >>> np.empty((2, 3), np.float32).shape
     (2, 3)
-    """
-    if device is None and order == "C" and (type(shape) is int or type(shape) is tuple):
-        # Fast path: the default device and dtype None or a DType (the common calls).
-        dev = _current.get() or (_env_default[0] if _env_default else default_device())
-        ops = dev._ops
-        if ops is not None and (dtype is None or (type(dtype) is _DType and dev is CPU)):
-            a = Array()  # _wrap inlined: the op returns a native array
-            a._data = ops["empty"](shape, _FLOAT if dtype is None else dtype._np)
-            a._device = dev
-            return a
-    dev, npdt = _dev_dtype("empty", device, dtype)
-    shape = _shape(shape, "empty")
-    if order != "C":
-        _check_order(order, "empty")
-    return _wrap(dev._ops["empty"](shape, dtype=npdt, order=order), dev)
-
-
-def zeros(
-    shape: int | tuple[int, ...],
-    dtype: Any = None,
-    order: str = "C",
-    *,
-    device: Any = None,
-    like: Any = None,
-) -> Array:
+    """,
+)
+zeros = _make_filled(
+    "zeros",
     """An array of zeros (float64 unless ``dtype`` says otherwise).
 
     >>> import ruda as np
     >>> np.zeros(3)
     array([0., 0., 0.])
-    """
-    if device is None and order == "C" and (type(shape) is int or type(shape) is tuple):
-        # Fast path: the default device and dtype None or a DType (the common calls).
-        dev = _current.get() or (_env_default[0] if _env_default else default_device())
-        ops = dev._ops
-        if ops is not None and (dtype is None or (type(dtype) is _DType and dev is CPU)):
-            a = Array()  # _wrap inlined: the op returns a native array
-            a._data = ops["zeros"](shape, _FLOAT if dtype is None else dtype._np)
-            a._device = dev
-            return a
-    dev, npdt = _dev_dtype("zeros", device, dtype)
-    shape = _shape(shape, "zeros")
-    if order != "C":
-        _check_order(order, "zeros")
-    return _wrap(dev._ops["zeros"](shape, dtype=npdt, order=order), dev)
-
-
-def ones(
-    shape: int | tuple[int, ...],
-    dtype: Any = None,
-    order: str = "C",
-    *,
-    device: Any = None,
-    like: Any = None,
-) -> Array:
+    """,
+)
+ones = _make_filled(
+    "ones",
     """An array of ones (float64 unless ``dtype`` says otherwise).
 
     >>> import ruda as np
     >>> np.ones((2,), dtype=np.int32)
     array([1, 1], dtype=int32)
-    """
-    if device is None and order == "C" and (type(shape) is int or type(shape) is tuple):
-        # Fast path: the default device and dtype None or a DType (the common calls).
-        dev = _current.get() or (_env_default[0] if _env_default else default_device())
-        ops = dev._ops
-        if ops is not None and (dtype is None or (type(dtype) is _DType and dev is CPU)):
-            a = Array()  # _wrap inlined: the op returns a native array
-            a._data = ops["ones"](shape, _FLOAT if dtype is None else dtype._np)
-            a._device = dev
-            return a
-    dev, npdt = _dev_dtype("ones", device, dtype)
-    shape = _shape(shape, "ones")
-    if order != "C":
-        _check_order(order, "ones")
-    return _wrap(dev._ops["ones"](shape, dtype=npdt, order=order), dev)
+    """,
+)
 
 
 _FILL = {bool: np.dtype(np.bool_), int: _INT, float: _FLOAT, complex: _COMPLEX}
@@ -333,61 +308,51 @@ def _like(fname: str, x: Any, dtype: Any, device: Any, order: str, shape: Any, *
     return _wrap(dev._ops[fname[:-5]](shp, *fill, dtype=npdt), dev)
 
 
-def empty_like(
-    x: Any,
-    /,
-    dtype: Any = None,
-    order: str = "K",
-    subok: bool = True,
-    shape: Any = None,
-    *,
-    device: Any = None,
-) -> Array:
+def _make_like(name: str, doc: str) -> Any:
+    """``empty_like``, ``zeros_like`` or ``ones_like`` over ``_like``."""
+
+    def fn(
+        x: Any,
+        /,
+        dtype: Any = None,
+        order: str = "K",
+        subok: bool = True,
+        shape: Any = None,
+        *,
+        device: Any = None,
+    ) -> Array:
+        return _like(name, x, dtype, device, order, shape)
+
+    return _named(fn, name, doc)
+
+
+empty_like = _make_like(
+    "empty_like",
     """An uninitialised array with the shape, dtype and device of ``x``.
 
     >>> import ruda as np
     >>> np.empty_like(np.ones((2, 2))).shape
     (2, 2)
-    """
-    return _like("empty_like", x, dtype, device, order, shape)
-
-
-def zeros_like(
-    x: Any,
-    /,
-    dtype: Any = None,
-    order: str = "K",
-    subok: bool = True,
-    shape: Any = None,
-    *,
-    device: Any = None,
-) -> Array:
+    """,
+)
+zeros_like = _make_like(
+    "zeros_like",
     """Zeros with the shape, dtype and device of ``x``.
 
     >>> import ruda as np
     >>> np.zeros_like(np.asarray([1, 2]))
     array([0, 0])
-    """
-    return _like("zeros_like", x, dtype, device, order, shape)
-
-
-def ones_like(
-    x: Any,
-    /,
-    dtype: Any = None,
-    order: str = "K",
-    subok: bool = True,
-    shape: Any = None,
-    *,
-    device: Any = None,
-) -> Array:
+    """,
+)
+ones_like = _make_like(
+    "ones_like",
     """Ones with the shape, dtype and device of ``x``.
 
     >>> import ruda as np
     >>> np.ones_like(np.asarray([1.5, 2.5]))
     array([1., 1.])
-    """
-    return _like("ones_like", x, dtype, device, order, shape)
+    """,
+)
 
 
 def full_like(
@@ -512,35 +477,38 @@ def eye(
     return _wrap(dev._ops["eye"](n_rows, n_cols, k=k, dtype=npdt, order=order), dev)
 
 
-def _tri_check(x: Array, fname: str) -> None:
-    if x._data.ndim < 1:
-        raise ValueError(f"ruda.{fname}: x must have at least 1 dimension, got a 0-d array")
+def _make_tri(name: str, doc: str) -> Any:
+    """``tril`` or ``triu``: the op ``name`` over (each matrix in) an array of 1+ dims."""
+
+    def fn(x: Any, /, k: int = 0) -> Array:
+        x = as_array(x, name)
+        if x._data.ndim < 1:
+            raise ValueError(f"ruda.{name}: x must have at least 1 dimension, got a 0-d array")
+        return _wrap(x._device._ops[name](x._data, k=k), x._device)
+
+    return _named(fn, name, doc)
 
 
-def tril(x: Any, /, k: int = 0) -> Array:
+tril = _make_tri(
+    "tril",
     """The lower triangle of (each matrix in) ``x``: elements above the ``k``-th diagonal zeroed.
 
     >>> import ruda as np
     >>> np.tril(np.ones((2, 2)))
     array([[1., 0.],
            [1., 1.]])
-    """
-    x = as_array(x, "tril")
-    _tri_check(x, "tril")
-    return _wrap(x._device._ops["tril"](x._data, k=k), x._device)
-
-
-def triu(x: Any, /, k: int = 0) -> Array:
+    """,
+)
+triu = _make_tri(
+    "triu",
     """The upper triangle of (each matrix in) ``x``: elements below the ``k``-th diagonal zeroed.
 
     >>> import ruda as np
     >>> np.triu(np.ones((2, 2)))
     array([[1., 1.],
            [0., 1.]])
-    """
-    x = as_array(x, "triu")
-    _tri_check(x, "triu")
-    return _wrap(x._device._ops["triu"](x._data, k=k), x._device)
+    """,
+)
 
 
 def meshgrid(

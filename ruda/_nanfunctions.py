@@ -5,147 +5,30 @@ treated as missing. The nan-aware order statistics (nanmedian, nanquantile...) l
 
 from __future__ import annotations
 
-from typing import Any
-
-from ._array import Array
-from ._statistical import _Axis, _make_np_scan, _reduce, _spread
-from ._utility import _NoValue
+from ._statistical import _make_np_scan, _reductions
 
 __all__ = [
     "nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmin", "nanmax", "nancumsum",
     "nancumprod",
 ]  # fmt: skip
 
-
-def nansum(
-    a: Any,
-    axis: _Axis = None,
-    dtype: Any = None,
-    out: Array | None = None,
-    keepdims: bool = False,
-    initial: Any = _NoValue,
-    where: Any = True,
-) -> Array:
-    """Sum treating NaN as zero.
-
-    >>> import ruda as np
-    >>> np.nansum(np.asarray([1.0, np.nan, 2.0]))
-    array(3.)
-    """
-    return _reduce("nansum", a, axis, out, keepdims, where, dtype=dtype, initial=initial)
-
-
-def nanprod(
-    a: Any,
-    axis: _Axis = None,
-    dtype: Any = None,
-    out: Array | None = None,
-    keepdims: bool = False,
-    initial: Any = _NoValue,
-    where: Any = True,
-) -> Array:
-    """Product treating NaN as one.
-
-    >>> import ruda as np
-    >>> np.nanprod(np.asarray([2.0, np.nan, 3.0]))
-    array(6.)
-    """
-    return _reduce("nanprod", a, axis, out, keepdims, where, dtype=dtype, initial=initial)
-
-
-def nanmax(
-    a: Any,
-    axis: _Axis = None,
-    out: Array | None = None,
-    keepdims: bool = False,
-    initial: Any = _NoValue,
-    where: Any = True,
-) -> Array:
-    """Largest element ignoring NaNs (NaN, with a warning, where all are NaN).
-
-    >>> import ruda as np
-    >>> np.nanmax(np.asarray([1.0, np.nan, 2.0]))
-    array(2.)
-    """
-    return _reduce("nanmax", a, axis, out, keepdims, where, initial=initial)
-
-
-def nanmin(
-    a: Any,
-    axis: _Axis = None,
-    out: Array | None = None,
-    keepdims: bool = False,
-    initial: Any = _NoValue,
-    where: Any = True,
-) -> Array:
-    """Smallest element ignoring NaNs (NaN, with a warning, where all are NaN).
-
-    >>> import ruda as np
-    >>> np.nanmin(np.asarray([1.0, np.nan, 2.0]))
-    array(1.)
-    """
-    return _reduce("nanmin", a, axis, out, keepdims, where, initial=initial)
-
-
-def nanmean(
-    a: Any,
-    axis: _Axis = None,
-    dtype: Any = None,
-    out: Array | None = None,
-    keepdims: bool = False,
-    *,
-    where: Any = True,
-) -> Array:
-    """Mean of the non-NaN elements.
-
-    >>> import ruda as np
-    >>> np.nanmean(np.asarray([1.0, np.nan, 3.0]))
-    array(2.)
-    """
-    return _reduce("nanmean", a, axis, out, keepdims, where, dtype=dtype)
-
-
-def nanvar(
-    a: Any,
-    axis: _Axis = None,
-    dtype: Any = None,
-    out: Array | None = None,
-    ddof: float = 0,
-    keepdims: bool = False,
-    *,
-    where: Any = True,
-    mean: Any = _NoValue,
-    correction: Any = _NoValue,
-) -> Array:
-    """Variance of the non-NaN elements.
-
-    >>> import ruda as np
-    >>> np.nanvar(np.asarray([1.0, np.nan, 3.0]))
-    array(1.)
-    """
-    return _spread("nanvar", a, axis, dtype, out, ddof, keepdims, where, mean, correction)
-
-
-def nanstd(
-    a: Any,
-    axis: _Axis = None,
-    dtype: Any = None,
-    out: Array | None = None,
-    ddof: float = 0,
-    keepdims: bool = False,
-    *,
-    where: Any = True,
-    mean: Any = _NoValue,
-    correction: Any = _NoValue,
-) -> Array:
-    """Standard deviation of the non-NaN elements.
-
-    >>> import ruda as np
-    >>> np.nanstd(np.asarray([1.0, np.nan, 3.0]))
-    array(1.)
-    """
-    return _spread("nanstd", a, axis, dtype, out, ddof, keepdims, where, mean, correction)
-
+# The plain reductions' families (see ``_statistical._FAMILIES``) with NumPy's ``a`` first.
+nansum, nanprod, nanmax, nanmin, nanmean, nanvar, nanstd = _reductions("a: Any", __name__, (
+    ("nansum", "sum", "Sum treating NaN as zero.",
+     "np.nansum(np.asarray([1.0, np.nan, 2.0]))", "array(3.)"),
+    ("nanprod", "sum", "Product treating NaN as one.",
+     "np.nanprod(np.asarray([2.0, np.nan, 3.0]))", "array(6.)"),
+    ("nanmax", "max", "Largest element ignoring NaNs (NaN, with a warning, where all are NaN).",
+     "np.nanmax(np.asarray([1.0, np.nan, 2.0]))", "array(2.)"),
+    ("nanmin", "max", "Smallest element ignoring NaNs (NaN, with a warning, where all are NaN).",
+     "np.nanmin(np.asarray([1.0, np.nan, 2.0]))", "array(1.)"),
+    ("nanmean", "mean", "Mean of the non-NaN elements.",
+     "np.nanmean(np.asarray([1.0, np.nan, 3.0]))", "array(2.)"),
+    ("nanvar", "var", "Variance of the non-NaN elements.",
+     "np.nanvar(np.asarray([1.0, np.nan, 3.0]))", "array(1.)"),
+    ("nanstd", "var", "Standard deviation of the non-NaN elements.",
+     "np.nanstd(np.asarray([1.0, np.nan, 3.0]))", "array(1.)"),
+))  # fmt: skip
 
 nancumsum = _make_np_scan(
     "nancumsum",

@@ -14,6 +14,7 @@ import numpy as np
 
 from . import lib
 from ._array import Array, _wrap
+from ._creation import _named
 from ._printing import (
     array2string,
     array_repr,
@@ -24,6 +25,7 @@ from ._printing import (
     printoptions,
     set_printoptions,
 )
+from ._utility import out_arg
 from ._validation import as_array, common_device, normalize_axis
 from .lib._functional import apply_along_axis, apply_over_axes, frompyfunc, vectorize
 
@@ -230,28 +232,35 @@ def isrealobj(x: Any) -> bool:
     return np.isrealobj(x)
 
 
-def iscomplex(x: Any) -> Array:
+def _make_imag_test(name: str, doc: str) -> Any:
+    """``iscomplex`` or ``isreal``: the op ``name`` over one array."""
+
+    def fn(x: Any) -> Array:
+        if type(x) is not Array:
+            x = as_array(x, name)
+        return _wrap(x._device._ops[name](x._data), x._device)
+
+    return _named(fn, name, doc)
+
+
+iscomplex = _make_imag_test(
+    "iscomplex",
     """Elementwise: whether the imaginary part is nonzero (all False for real dtypes).
 
     >>> import ruda as np
     >>> np.iscomplex(np.asarray([1 + 1j, 2 + 0j]))
     array([ True, False])
-    """
-    if type(x) is not Array:
-        x = as_array(x, "iscomplex")
-    return _wrap(x._device._ops["iscomplex"](x._data), x._device)
-
-
-def isreal(x: Any) -> Array:
+    """,
+)
+isreal = _make_imag_test(
+    "isreal",
     """Elementwise: whether the imaginary part is zero (all True for real dtypes).
 
     >>> import ruda as np
     >>> np.isreal(np.asarray([1 + 1j, 2 + 0j]))
     array([False,  True])
-    """
-    if type(x) is not Array:
-        x = as_array(x, "isreal")
-    return _wrap(x._device._ops["isreal"](x._data), x._device)
+    """,
+)
 
 
 def isscalar(element: Any) -> bool:
@@ -270,16 +279,6 @@ def isscalar(element: Any) -> bool:
 def _no_complex(x: Array, fname: str, arg: str = "x") -> None:
     if x._data.dtype.kind == "c":
         raise TypeError(f"ruda.{fname}: {arg} must be real, got {x.dtype}")
-
-
-def _out(out: Any, dev: Any, fname: str) -> Any:
-    if out is None:
-        return None
-    if not isinstance(out, Array):
-        raise TypeError(f"ruda.{fname}: out must be a ruda array, got {type(out).__name__}")
-    if out._device is not dev:
-        raise ValueError(f"ruda.{fname}: out is on {out._device}, the input on {dev}")
-    return out._data
 
 
 def angle(z: Any, deg: bool = False) -> Array:
@@ -316,32 +315,37 @@ def i0(x: Any) -> Array:
     return _wrap(x._device._ops["i0"](x._data), x._device)
 
 
-def isposinf(x: Any, out: Array | None = None) -> Array:
+def _make_inf_test(name: str, doc: str) -> Any:
+    """``isposinf`` or ``isneginf``: the op ``name`` over a real array, NumPy's ``out=``."""
+
+    def fn(x: Any, out: Array | None = None) -> Array:
+        x = as_array(x, name)
+        _no_complex(x, name)
+        dev = x._device
+        r = dev._ops[name](x._data, out=None if out is None else out_arg(out, name, dev))
+        return out if out is not None else _wrap(r, dev)
+
+    return _named(fn, name, doc)
+
+
+isposinf = _make_inf_test(
+    "isposinf",
     """Elementwise: whether ``x`` is +inf (real input).
 
     >>> import ruda as np
     >>> np.isposinf(np.asarray([np.inf, -np.inf, 1.0]))
     array([ True, False, False])
-    """
-    x = as_array(x, "isposinf")
-    _no_complex(x, "isposinf")
-    dev = x._device
-    r = dev._ops["isposinf"](x._data, out=_out(out, dev, "isposinf"))
-    return out if out is not None else _wrap(r, dev)
-
-
-def isneginf(x: Any, out: Array | None = None) -> Array:
+    """,
+)
+isneginf = _make_inf_test(
+    "isneginf",
     """Elementwise: whether ``x`` is -inf (real input).
 
     >>> import ruda as np
     >>> np.isneginf(np.asarray([np.inf, -np.inf, 1.0]))
     array([False,  True, False])
-    """
-    x = as_array(x, "isneginf")
-    _no_complex(x, "isneginf")
-    dev = x._device
-    r = dev._ops["isneginf"](x._data, out=_out(out, dev, "isneginf"))
-    return out if out is not None else _wrap(r, dev)
+    """,
+)
 
 
 def nan_to_num(

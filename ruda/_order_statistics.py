@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._array import Array
-from ._statistical import _Axis, _reduce
+from ._statistical import _Axis, _named, _reduce
 from ._utility import axis_arg, finish, native, numpy_kwargs
 from ._validation import as_array, common_device
 
@@ -26,45 +26,43 @@ def ptp(a: Any, axis: _Axis = None, out: Array | None = None, keepdims: bool = F
     return _reduce("ptp", a, axis, out, keepdims, True)
 
 
-def _median(name: str, a: Any, axis: Any, out: Any, overwrite_input: bool, keepdims: bool) -> Any:
-    a = as_array(a, name)
-    dev = a._device
-    ax = axis_arg(axis, a._data.ndim, name)
-    kw = numpy_kwargs(name, dev, out)
-    r = dev._ops[name](a._data, axis=ax, overwrite_input=overwrite_input, keepdims=keepdims, **kw)
-    return finish(r, out, dev)
+def _make_median(name: str, doc: str) -> Any:
+    def fn(
+        a: Any,
+        axis: _Axis = None,
+        out: Array | None = None,
+        overwrite_input: bool = False,
+        keepdims: bool = False,
+    ) -> Array:
+        a = as_array(a, name)
+        dev = a._device
+        ax = axis_arg(axis, a._data.ndim, name)
+        kw = numpy_kwargs(name, dev, out)
+        r = dev._ops[name](a._data, axis=ax, overwrite_input=overwrite_input, keepdims=keepdims,
+                           **kw)  # fmt: skip
+        return finish(r, out, dev)
+
+    return _named(fn, name, doc)
 
 
-def median(
-    a: Any,
-    axis: _Axis = None,
-    out: Array | None = None,
-    overwrite_input: bool = False,
-    keepdims: bool = False,
-) -> Array:
+median = _make_median(
+    "median",
     """Median along ``axis``.
 
     >>> import ruda as np
     >>> np.median(np.asarray([3.0, 1.0, 2.0, 10.0]))
     array(2.5)
-    """
-    return _median("median", a, axis, out, overwrite_input, keepdims)
-
-
-def nanmedian(
-    a: Any,
-    axis: _Axis = None,
-    out: Array | None = None,
-    overwrite_input: bool = False,
-    keepdims: bool = False,
-) -> Array:
+    """,
+)
+nanmedian = _make_median(
+    "nanmedian",
     """Median of the non-NaN elements along ``axis``.
 
     >>> import ruda as np
     >>> np.nanmedian(np.asarray([3.0, np.nan, 1.0]))
     array(2.)
-    """
-    return _median("nanmedian", a, axis, out, overwrite_input, keepdims)
+    """,
+)
 
 
 def _make_quantile(name: str, doc: str) -> Any:
@@ -87,9 +85,7 @@ def _make_quantile(name: str, doc: str) -> Any:
                            overwrite_input=overwrite_input, keepdims=keepdims, **kw)  # fmt: skip
         return finish(r, out, dev)
 
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = doc
-    return fn
+    return _named(fn, name, doc)
 
 
 percentile = _make_quantile(

@@ -12,6 +12,7 @@ from typing import Any
 
 from . import _histograms
 from ._array import Array, _wrap
+from ._creation import _named
 from ._utility import _NoValue, axis_arg, finish, native, numpy_kwargs
 from ._validation import as_array, common_device, dtype_arg, normalize_axis
 
@@ -70,116 +71,6 @@ def _check_nonempty(name: str, x: Any, axis: Any, initial: Any, where: Any) -> N
         )
 
 
-# -- the standard's reductions ------------------------------------------------------------
-def sum(
-    x: Array,
-    /,
-    axis: _Axis = None,
-    dtype: Any = None,
-    out: Array | None = None,
-    keepdims: bool = False,
-    initial: Any = _NoValue,
-    where: Any = True,
-) -> Array:
-    """Sum of the elements (along ``axis``); small integers accumulate in the default integer.
-
-    >>> import ruda as np
-    >>> np.sum(np.asarray([[1, 2], [3, 4]]), 0)
-    array([4, 6])
-    """
-    if dtype is None and initial is _NoValue:
-        return _reduce("sum", x, axis, out, keepdims, where)
-    return _reduce("sum", x, axis, out, keepdims, where, dtype=dtype, initial=initial)
-
-
-def prod(
-    x: Array,
-    /,
-    axis: _Axis = None,
-    dtype: Any = None,
-    out: Array | None = None,
-    keepdims: bool = False,
-    initial: Any = _NoValue,
-    where: Any = True,
-) -> Array:
-    """Product of the elements (along ``axis``); small integers accumulate in the default integer.
-
-    >>> import ruda as np
-    >>> np.prod(np.asarray([1, 2, 3, 4]))
-    array(24)
-    """
-    if dtype is None and initial is _NoValue:
-        return _reduce("prod", x, axis, out, keepdims, where)
-    return _reduce("prod", x, axis, out, keepdims, where, dtype=dtype, initial=initial)
-
-
-def max(
-    x: Array,
-    /,
-    axis: _Axis = None,
-    out: Array | None = None,
-    keepdims: bool = False,
-    initial: Any = _NoValue,
-    where: Any = True,
-) -> Array:
-    """Largest element (along ``axis``); NaNs propagate; an empty reduction raises.
-
-    >>> import ruda as np
-    >>> np.max(np.asarray([[1, 5], [3, 2]]), axis=1)
-    array([5, 3])
-    """
-    _check_nonempty("max", x, axis, initial, where)
-    if initial is _NoValue:
-        return _reduce("max", x, axis, out, keepdims, where)
-    return _reduce("max", x, axis, out, keepdims, where, initial=initial)
-
-
-def min(
-    x: Array,
-    /,
-    axis: _Axis = None,
-    out: Array | None = None,
-    keepdims: bool = False,
-    initial: Any = _NoValue,
-    where: Any = True,
-) -> Array:
-    """Smallest element (along ``axis``); NaNs propagate; an empty reduction raises.
-
-    >>> import ruda as np
-    >>> np.min(np.asarray([[1, 5], [3, 2]]), axis=1)
-    array([1, 2])
-    """
-    _check_nonempty("min", x, axis, initial, where)
-    if initial is _NoValue:
-        return _reduce("min", x, axis, out, keepdims, where)
-    return _reduce("min", x, axis, out, keepdims, where, initial=initial)
-
-
-amax = max
-amin = min
-
-
-def mean(
-    x: Array,
-    /,
-    axis: _Axis = None,
-    dtype: Any = None,
-    out: Array | None = None,
-    keepdims: bool = False,
-    *,
-    where: Any = True,
-) -> Array:
-    """Arithmetic mean (along ``axis``); float32 stays float32, integers give float64.
-
-    >>> import ruda as np
-    >>> np.mean(np.asarray([1.0, 2.0, 6.0]))
-    array(3.)
-    """
-    if dtype is None:
-        return _reduce("mean", x, axis, out, keepdims, where)
-    return _reduce("mean", x, axis, out, keepdims, where, dtype=dtype)
-
-
 def _spread(name: str, x, axis, dtype, out, ddof, keepdims, where, mean, correction) -> Any:
     if correction is not _NoValue:
         if ddof != 0 and ddof != correction:
@@ -195,48 +86,80 @@ def _spread(name: str, x, axis, dtype, out, ddof, keepdims, where, mean, correct
     return _reduce(name, x, axis, out, keepdims, where, dtype=dtype, ddof=ddof, mean=mean)
 
 
-def var(
-    x: Array,
-    /,
-    axis: _Axis = None,
-    dtype: Any = None,
-    out: Array | None = None,
-    ddof: float = 0,
-    keepdims: bool = False,
-    *,
-    where: Any = True,
-    mean: Any = _NoValue,
-    correction: float = _NoValue,
-) -> Array:
-    """Variance with ``correction`` (NumPy's ``ddof``) degrees of freedom removed.
+# -- the reduction builder ----------------------------------------------------------------
+# Each family: its parameters after ``axis`` (NumPy's order, the standard's names) and the ones
+# passed on only when given (at their defaults the call takes the fast path); None: ``_spread``.
+_FAMILIES = {
+    "sum": ("dtype: Any = None, out: Array | None = None, keepdims: bool = False, "
+            "initial: Any = _NoValue, where: Any = True", ("dtype", "initial")),
+    "max": ("out: Array | None = None, keepdims: bool = False, initial: Any = _NoValue, "
+            "where: Any = True", ("initial",)),
+    "mean": ("dtype: Any = None, out: Array | None = None, keepdims: bool = False, *, "
+             "where: Any = True", ("dtype",)),
+    "var": ("dtype: Any = None, out: Array | None = None, ddof: float = 0, keepdims: bool = False, "
+            "*, where: Any = True, mean: Any = _NoValue, correction: float = _NoValue", None),
+}  # fmt: skip
+_DEFAULTS = {"dtype": "None", "initial": "_NoValue"}
+_NO_IDENTITY = ("max", "min")  # an empty reduction raises (see _check_nonempty)
+_REDUCE = """
+def {name}({first}, axis: _Axis = None, {params}) -> Array:
+    {guard}if {fast}:
+        return _reduce("{name}", {x}, axis, out, keepdims, where)
+    return _reduce("{name}", {x}, axis, out, keepdims, where, {given})
+"""
+_SPREAD = """
+def {name}({first}, axis: _Axis = None, {params}) -> Array:
+    return _spread("{name}", {x}, axis, dtype, out, ddof, keepdims, where, mean, correction)
+"""
 
-    >>> import ruda as np
-    >>> np.var(np.asarray([1.0, 2.0, 3.0, 4.0]), correction=1)
-    array(1.66666667)
-    """
-    return _spread("var", x, axis, dtype, out, ddof, keepdims, where, mean, correction)
+
+def _reductions(first: str, module: str, rows: tuple) -> tuple:
+    """The reductions of ``rows`` (name, family, summary, example, its output) with ``first``
+    as their array parameter. Their source is written out, as dataclasses does, so each keeps
+    its exact signature and a body as fast as a hand-written one."""
+    x = first.split(":")[0]
+    fns = []
+    for name, family, summary, example, result in rows:
+        params, optional = _FAMILIES[family]
+        guard = f'_check_nonempty("{name}", {x}, axis, initial, where)\n    '
+        src = (_SPREAD if optional is None else _REDUCE).format(
+            name=name, first=first, x=x, params=params,
+            guard=guard if name in _NO_IDENTITY else "",
+            fast=" and ".join(f"{k} is {_DEFAULTS[k]}" for k in optional or ()),
+            given=", ".join(f"{k}={k}" for k in optional or ()),
+        )  # fmt: skip
+        ns: dict = {}
+        exec(src, globals(), ns)
+        doc = f"{summary}\n\n    >>> import ruda as np\n    >>> {example}\n    {result}\n    "
+        fn = _named(ns[name], name, doc)
+        fn.__module__ = module
+        fns.append(fn)
+    return tuple(fns)
 
 
-def std(
-    x: Array,
-    /,
-    axis: _Axis = None,
-    dtype: Any = None,
-    out: Array | None = None,
-    ddof: float = 0,
-    keepdims: bool = False,
-    *,
-    where: Any = True,
-    mean: Any = _NoValue,
-    correction: float = _NoValue,
-) -> Array:
-    """Standard deviation with ``correction`` (NumPy's ``ddof``) degrees of freedom removed.
-
-    >>> import ruda as np
-    >>> np.std(np.asarray([1.0, 3.0]))
-    array(1.)
-    """
-    return _spread("std", x, axis, dtype, out, ddof, keepdims, where, mean, correction)
+# -- the standard's reductions ------------------------------------------------------------
+sum, prod, max, min, mean, var, std = _reductions("x: Array, /", __name__, (
+    ("sum", "sum",
+     "Sum of the elements (along ``axis``); small integers accumulate in the default integer.",
+     "np.sum(np.asarray([[1, 2], [3, 4]]), 0)", "array([4, 6])"),
+    ("prod", "sum",
+     "Product of the elements (along ``axis``); small integers accumulate in the default integer.",
+     "np.prod(np.asarray([1, 2, 3, 4]))", "array(24)"),
+    ("max", "max", "Largest element (along ``axis``); NaNs propagate; an empty reduction raises.",
+     "np.max(np.asarray([[1, 5], [3, 2]]), axis=1)", "array([5, 3])"),
+    ("min", "max", "Smallest element (along ``axis``); NaNs propagate; an empty reduction raises.",
+     "np.min(np.asarray([[1, 5], [3, 2]]), axis=1)", "array([1, 2])"),
+    ("mean", "mean",
+     "Arithmetic mean (along ``axis``); float32 stays float32, integers give float64.",
+     "np.mean(np.asarray([1.0, 2.0, 6.0]))", "array(3.)"),
+    ("var", "var", "Variance with ``correction`` (NumPy's ``ddof``) degrees of freedom removed.",
+     "np.var(np.asarray([1.0, 2.0, 3.0, 4.0]), correction=1)", "array(1.66666667)"),
+    ("std", "var",
+     "Standard deviation with ``correction`` (NumPy's ``ddof``) degrees of freedom removed.",
+     "np.std(np.asarray([1.0, 3.0]))", "array(1.)"),
+))  # fmt: skip
+amax = max
+amin = min
 
 
 # -- scans --------------------------------------------------------------------------------
@@ -291,9 +214,7 @@ def _make_np_scan(name: str, doc: str) -> Any:
             dev._ops[name](a._data, axis=ax, dtype=dtype_arg(dtype, name), **kw), out, dev
         )
 
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = doc
-    return fn
+    return _named(fn, name, doc)
 
 
 cumsum = _make_np_scan(
@@ -379,7 +300,7 @@ def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -
     return _wrap(r, dev)
 
 
-# -- re-exported: they build on _reduce/_spread/_make_np_scan above, so they are imported last
+# -- re-exported: they build on _reductions/_make_np_scan above, so they are imported last
 from . import _nanfunctions, _order_statistics  # noqa: E402
 
 globals().update({n: getattr(_nanfunctions, n) for n in _nanfunctions.__all__})

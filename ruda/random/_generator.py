@@ -94,8 +94,12 @@ class Generator:
             return _wrap(native, dev)
         return _wrap(dev._ops["reshape"](native, shape), dev)
 
-    def _params(self, fname: str, size: Any, dtype: np.dtype, dev: Device, **params: Any):
-        """Out shape (None for a scalar result) and parameters as dtype scalars or native arrays."""
+    def _params(self, fname: str, size: Any, dtype: Any, device: Any, **params: Any):
+        """A float variate's dtype and device, its out shape (None for a scalar result) and its
+        parameters as dtype scalars or native arrays."""
+        if dtype is not _F64:
+            dtype = _float_dtype(dtype, fname)
+        dev = resolve(device)
         shape = _shape(size, fname)
         out, shapes = {}, []
         for name, v in params.items():
@@ -115,7 +119,7 @@ class Generator:
                 raise ValueError(
                     f"ruda.{fname}: parameter shape {bshape} does not broadcast to size {shape}"
                 )
-        return shape, out
+        return dtype, dev, shape, out
 
     def _nonneg(self, fname: str, name: str, v: Any, dev: Device) -> None:
         if isinstance(v, np.generic):
@@ -144,6 +148,31 @@ class Generator:
             return fused(bg._key, start, skip, n, dtype)
         return self._draw(n, per, 2, lambda w: W.box_muller(w, dtype, dev), dev)
 
+    def _exponentials(self, n: int, dtype: np.dtype, dev: Device) -> Any:
+        per = 2 if dtype == _F64 else 1
+        return self._draw(n, per, 1, lambda w: W.exponentials(w, dtype, dev), dev)
+
+    def _shaped(self, values: Any, shape: tuple[int, ...] | None, dtype: Any, dev: Device) -> Any:
+        """``values(n, dtype, dev)`` (``_floats``...) in ``shape``; flat if 1-d or a scalar."""
+        v = values(math.prod(shape or ()), dtype, dev)
+        return dev._ops["reshape"](v, shape) if shape and len(shape) > 1 else v
+
+    def _standard(
+        self, fname: str, values: Any, size: Any, dtype: Any, out: Any, device: Any
+    ) -> Any:
+        """The body of ``random`` and ``standard_normal``: ``values`` of ``size``, or in ``out``."""
+        if dtype is not _F64:
+            dtype = _float_dtype(dtype, fname)
+        if out is not None:
+            return self._into(
+                out, lambda s, d: self._standard(fname, values, s, dtype, None, d), fname
+            )
+        dev = resolve(device)
+        if size is None:
+            return _host(values(1, dtype, dev), dev)[0]
+        shape = _shape(size, fname)
+        return self._finish(values(math.prod(shape), dtype, dev), shape, dev)
+
     def _keys(self, n: int, dev: Device) -> Any:
         """A uniformly random permutation of range(n): stable argsort of 64-bit random keys."""
         keys = self._draw(n, 2, 1, lambda w: W.uint64s(w, dev), dev)
@@ -171,16 +200,7 @@ class Generator:
         >>> x.shape, x.dtype
         ((2, 3), ruda.float32)
         """
-        fname = "random.Generator.random"
-        if dtype is not _F64:
-            dtype = _float_dtype(dtype, fname)
-        if out is not None:
-            return self._into(out, lambda s, d: self.random(s, dtype, device=d), fname)
-        dev = resolve(device)
-        if size is None:
-            return _host(self._floats(1, dtype, dev), dev)[0]
-        shape = _shape(size, fname)
-        return self._finish(self._floats(math.prod(shape), dtype, dev), shape, dev)
+        return self._standard("random.Generator.random", self._floats, size, dtype, out, device)
 
     def uniform(
         self,
@@ -197,15 +217,11 @@ class Generator:
         >>> float(np.random.default_rng(1).uniform(2.0, 3.0)) >= 2.0
         True
         """
-        fname = "random.Generator.uniform"
-        if dtype is not _F64:
-            dtype = _float_dtype(dtype, fname)
-        dev = resolve(device)
-        shape, p = self._params(fname, size, dtype, dev, low=low, high=high)
+        dtype, dev, shape, p = self._params(
+            "random.Generator.uniform", size, dtype, device, low=low, high=high
+        )
         o = dev._ops
-        u = self._floats(math.prod(shape or ()), dtype, dev)
-        if shape and len(shape) > 1:
-            u = o["reshape"](u, shape)
+        u = self._shaped(self._floats, shape, dtype, dev)
         span = o["subtract"](p["high"], p["low"])
         res = o["add"](p["low"], o["multiply"](u, span))
         return self._finish(res, shape, dev)
@@ -220,16 +236,9 @@ class Generator:
         >>> np.random.default_rng(0).standard_normal(4).shape
         (4,)
         """
-        fname = "random.Generator.standard_normal"
-        if dtype is not _F64:
-            dtype = _float_dtype(dtype, fname)
-        if out is not None:
-            return self._into(out, lambda s, d: self.standard_normal(s, dtype, device=d), fname)
-        dev = resolve(device)
-        if size is None:
-            return _host(self._normals(1, dtype, dev), dev)[0]
-        shape = _shape(size, fname)
-        return self._finish(self._normals(math.prod(shape), dtype, dev), shape, dev)
+        return self._standard(
+            "random.Generator.standard_normal", self._normals, size, dtype, out, device
+        )
 
     def normal(
         self,
@@ -246,16 +255,12 @@ class Generator:
         >>> np.random.default_rng(0).normal(5.0, 2.0, size=(2, 2)).shape
         (2, 2)
         """
-        fname = "random.Generator.normal"
-        if dtype is not _F64:
-            dtype = _float_dtype(dtype, fname)
-        dev = resolve(device)
-        shape, p = self._params(fname, size, dtype, dev, loc=loc, scale=scale)
-        self._nonneg(fname, "scale", p["scale"], dev)
+        dtype, dev, shape, p = self._params(
+            "random.Generator.normal", size, dtype, device, loc=loc, scale=scale
+        )
+        self._nonneg("random.Generator.normal", "scale", p["scale"], dev)
         o = dev._ops
-        z = self._normals(math.prod(shape or ()), dtype, dev)
-        if shape and len(shape) > 1:
-            z = o["reshape"](z, shape)
+        z = self._shaped(self._normals, shape, dtype, dev)
         return self._finish(o["add"](o["multiply"](z, p["scale"]), p["loc"]), shape, dev)
 
     def standard_exponential(
@@ -271,9 +276,7 @@ class Generator:
         dtype = _float_dtype(dtype, fname)
         dev = resolve(device)
         shape = _shape(size, fname)
-        per = 2 if dtype == _F64 else 1
-        e = self._draw(math.prod(shape or ()), per, 1, lambda w: W.exponentials(w, dtype, dev), dev)
-        return self._finish(e, shape, dev)
+        return self._finish(self._exponentials(math.prod(shape or ()), dtype, dev), shape, dev)
 
     def exponential(
         self, scale: Any = 1.0, size: Any = None, *, dtype: Any = _F64, device: Any = None
@@ -284,15 +287,11 @@ class Generator:
         >>> np.random.default_rng(0).exponential(2.0, 3).shape
         (3,)
         """
-        fname = "random.Generator.exponential"
-        dtype = _float_dtype(dtype, fname)
-        dev = resolve(device)
-        shape, p = self._params(fname, size, dtype, dev, scale=scale)
-        self._nonneg(fname, "scale", p["scale"], dev)
-        per = 2 if dtype == _F64 else 1
-        e = self._draw(math.prod(shape or ()), per, 1, lambda w: W.exponentials(w, dtype, dev), dev)
-        if shape:
-            e = dev._ops["reshape"](e, shape)
+        dtype, dev, shape, p = self._params(
+            "random.Generator.exponential", size, dtype, device, scale=scale
+        )
+        self._nonneg("random.Generator.exponential", "scale", p["scale"], dev)
+        e = self._shaped(self._exponentials, shape, dtype, dev)
         return self._finish(dev._ops["multiply"](e, p["scale"]), shape, dev)
 
     # -- integers ------------------------------------------------------------------------
