@@ -1,7 +1,8 @@
 """CUDA C++: the C-like renderer with CUDA's types, math spellings and ``__global__`` entry point.
 
 Scalar parameters are kernel arguments; buffers are ``__restrict__`` pointers; workgroup memory is
-``__shared__``. Rendered source compiles with NVRTC (no host code, no includes beyond fp16).
+``__shared__``. Rendered source compiles with NVRTC with no include at all: float16 is stored as
+``unsigned short`` (its bits) and converted with PTX ``cvt``, so no CUDA headers are needed.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ class CUDA(CLike):
     types = {
         ir.BOOL: "bool", ir.I8: "signed char", ir.I16: "short", ir.I32: "int",
         ir.I64: "long long", ir.U8: "unsigned char", ir.U16: "unsigned short",
-        ir.U32: "unsigned int", ir.U64: "unsigned long long", ir.F16: "__half", ir.F32: "float",
+        ir.U32: "unsigned int", ir.U64: "unsigned long long", ir.F16: "ruda_half", ir.F32: "float",
         ir.F64: "double",
     }  # fmt: skip
     # Single-precision math has an f suffix in CUDA's C API; {t} is filled per type.
@@ -33,7 +34,15 @@ class CUDA(CLike):
             "copysign nextafter fmin fmax fma"
         ).split()
     }
-    functions.update({"abs": "fabs{t}", "inverse_sqrt": "rsqrt{t}", "min": "min", "max": "max"})
+    functions.update({
+        "abs": "fabs{t}", "inverse_sqrt": "rsqrt{t}", "min": "min", "max": "max",
+        "hiword": "(unsigned int)__double2hiint({0})",
+        "loword": "(unsigned int)__double2loint({0})",
+        "from_words": "__hiloint2double((int)({1}), (int)({0}))",
+        "f16_bits": "(unsigned int)ruda_f2h({0})",
+        "f16_from_bits": "ruda_h2f((unsigned short)({0}))",
+        "fract": "{0} - floor{t}({0})",
+    })  # fmt: skip
 
     def suffix(self, t: ir.Type) -> str:
         return "f" if t is ir.F32 else ""
@@ -47,12 +56,41 @@ class CUDA(CLike):
         return _BUILTINS[e.name].format(a="xyz"[e.axis])
 
     def _e_cast(self, e: ir.Cast) -> str:
-        return f"(({self.type(e.type)})({self.expr(e.a)}))"
+        x = self.expr(e.a)
+        if e.a.type is ir.F16:  # half -> float first
+            x = f"ruda_h2f({x})"
+            if e.type is ir.F32:
+                return x
+        if e.type is ir.F16:
+            return f"ruda_f2h((float)({x}))"
+        return f"(({self.type(e.type)})({x}))"
+
+    def _e_bitcast(self, e: ir.Bitcast) -> str:
+        src, dst, x = e.a.type, e.type, self.expr(e.a)
+        if src is ir.F32 and dst.is_int:
+            return f"__float_as_uint({x})" if dst.kind == "u" else f"__float_as_int({x})"
+        if dst is ir.F32:
+            return f"__uint_as_float((unsigned int)({x}))"
+        if src is ir.F64:
+            return f"((unsigned long long)__double_as_longlong({x}))"
+        if dst is ir.F64:
+            return f"__longlong_as_double((long long)({x}))"
+        return f"(({self.type(dst)})({x}))"
+
+    def _s_atomic(self, s: ir.Atomic, d: int) -> list[str]:
+        fn = {"and": "atomicAnd", "or": "atomicOr", "add": "atomicAdd"}[s.op]
+        return [
+            f"{self.indent * d}{fn}(&{s.buf.name}[{self.expr(s.index)}], {self.expr(s.value)});"
+        ]
+
+    def function_head(self, f: ir.Function) -> str:
+        ps = ", ".join(f"{self.type(p.type)} {p.name}" for p in f.params)
+        return f"static __device__ __forceinline__ {self.type(f.ret)} {f.name}({ps})"
 
     def float_literal(self, v: float, t: ir.Type) -> str:
         text = repr(v) if ("e" in repr(v) or "." in repr(v)) else repr(v) + ".0"
         if t is ir.F16:
-            return f"__float2half({text}f)"
+            return f"ruda_f2h({text}f)"
         return text + ("f" if t is ir.F32 else "")
 
     def int_literal(self, v: int, t: ir.Type) -> str:
@@ -66,6 +104,9 @@ class CUDA(CLike):
             return "(-2147483647 - 1)"
         return str(v)
 
+    def _e_load(self, e: ir.Load) -> str:
+        return f"{e.buf.name}[{self.expr(e.index)}]"
+
     def special_float(self, v: float, t: ir.Type) -> str:
         name = "nan" if v != v else ("inf" if v > 0 else "-inf")
         if t is ir.F64:
@@ -74,7 +115,7 @@ class CUDA(CLike):
                     "-inf": "__longlong_as_double(0xfff0000000000000LL)"}[name]  # fmt: skip
         f32 = {"nan": "__int_as_float(0x7fc00000)", "inf": "__int_as_float(0x7f800000)",
                "-inf": "__int_as_float(0xff800000)"}[name]  # fmt: skip
-        return f"__float2half({f32})" if t is ir.F16 else f32
+        return f"ruda_f2h({f32})" if t is ir.F16 else f32
 
     def declare(self, var: ir.Var, value: str, mutable: bool) -> str:
         const = "" if mutable else "const "
@@ -87,29 +128,48 @@ class CUDA(CLike):
     def barrier(self) -> str:
         return "__syncthreads();"
 
+    def render(self, k: ir.Kernel) -> str:
+        return self.render_many([k])
+
+    def render_many(self, kernels: list[ir.Kernel]) -> str:
+        """One CUDA source with every kernel (``extern "C"``, named ``k.name``), helpers once."""
+        self.helpers = {}
+        parts = [self.module(k, self.stmts(k.body, 1)) for k in kernels]
+        return "\n".join([_PRELUDE, *self.helpers.values(), *parts]) + "\n"
+
     def module(self, k: ir.Kernel, body: list[str]) -> str:
         lines: list[str] = []
-        if any(t is ir.F16 for t in _types_used(k)):
-            lines.append("#include <cuda_fp16.h>")
-        lines.extend(self.helpers.values())
         args = []
         for b in k.buffers:
             const = "const " if b.access == "read" else ""
             args.append(f"{const}{self.type(b.elem)}* __restrict__ {b.name}")
         args += [f"const {self.type(p.type)} {p.name}" for p in k.params]
         wg = k.workgroup[0] * k.workgroup[1] * k.workgroup[2]
-        lines.append(f'extern "C" __global__ void __launch_bounds__({wg}) {k.name}({", ".join(args)}) {{')
+        lines.append(
+            f'extern "C" __global__ void __launch_bounds__({wg}) {k.name}({", ".join(args)}) {{'
+        )
         for s in k.shared:
             lines.append(f"    __shared__ {self.type(s.elem)} {s.name}[{s.size}];")
         lines.extend(body)
         lines.append("}")
-        return "\n".join(lines) + "\n"
+        return "\n".join(lines)
 
 
-def _types_used(k: ir.Kernel) -> set[ir.Type]:
-    return {b.elem for b in k.buffers} | {p.type for p in k.params} | {s.elem for s in k.shared}
+# float16 as its bits, converted by PTX (no cuda_fp16.h: NVRTC then needs no include path).
+_PRELUDE = """typedef unsigned short ruda_half;
+static __device__ __forceinline__ float ruda_h2f(ruda_half h) {
+    float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f;
+}
+static __device__ __forceinline__ ruda_half ruda_f2h(float f) {
+    ruda_half h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h;
+}"""
 
 
 def render(k: ir.Kernel) -> str:
     """CUDA C++ source for a kernel."""
     return CUDA().render(k)
+
+
+def render_many(kernels: list[ir.Kernel]) -> str:
+    """One CUDA source holding every kernel."""
+    return CUDA().render_many(kernels)

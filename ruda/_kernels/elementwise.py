@@ -1,19 +1,33 @@
 """Elementwise kernels from the op table: each entry's expression lowered to IR, one builder.
 
-Layouts: ``contiguous`` (every operand dense, same shape: one flat index) and ``strided`` (any
-shape, strides and offsets per operand, broadcasting by stride 0; the kernel is specialised by
-rank and takes the shape and strides as parameters, so one compile serves every shape of a rank).
+Layouts: ``contiguous`` (``ndim=None``: every operand dense, same shape, one flat index) and
+``strided`` (any shape, strides and offsets per operand in elements, broadcasting by stride 0;
+the kernel is specialised by rank and takes the shape and strides as parameters, so one compile
+serves every shape of a rank).
+
+Buffers hold exactly NumPy's bytes (bool: one byte 0/1). A contiguous kernel whose output is
+narrower than 32 bits (bool, 8/16-bit ints) computes the 4 (or 2) elements of one output word per
+invocation (``Kernel.elems_per_invocation``) so that WGSL's packed stores never race.
+
+    >>> from ruda._kernels import elementwise, ir, wgsl
+    >>> k = elementwise.build("add", (ir.F32, ir.F32), ir.F32, None)
+    >>> "fn add_f32_f32_f32_c" in wgsl.render(k)
+    True
 """
 
 from __future__ import annotations
 
 import ast
-from functools import lru_cache
+from collections.abc import Callable
+from functools import cache
 from typing import Any
 
-from . import ir
-from .._ops import OPS, Op
+from .. import _ops
+from . import ir, mathlib
+from .ir import BOOL, F16, F32, U32, Let, Var
+from .mathlib import copysign, isfinite, isinf, isnan, land, lor, signbit
 
+OPS, Op = _ops.OPS, _ops.Op
 WORKGROUP = 256
 
 _BINOPS = {
@@ -22,7 +36,37 @@ _BINOPS = {
 }  # fmt: skip
 _CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
 
+INTS = (ir.I8, ir.I16, ir.I32, ir.I64, ir.U8, ir.U16, ir.U32, ir.U64)
+FLOATS = (F16, F32, ir.F64)
+_CATEGORY = {
+    "numeric": INTS + FLOATS, "real numeric": INTS + FLOATS,
+    "floating-point": FLOATS, "real floating-point": FLOATS,
+    "integer": INTS, "integer or boolean": (BOOL, *INTS),
+    "bool": (BOOL, *INTS, *FLOATS), "any": (BOOL, *INTS, *FLOATS),
+}  # fmt: skip
+# NumPy accepts bool for these too (add is or, multiply is and...).
+_BOOL_TOO = {"add", "multiply", "maximum", "minimum", "fmax", "fmin", "abs", "square"}
+# Entries with no single-output elementwise kernel (two outputs; datetime only).
+UNSUPPORTED = {"frexp": "two outputs", "modf": "two outputs", "divmod": "two outputs"}
 
+
+def supported_types(name: str) -> list[tuple[tuple[ir.Type, ...], ir.Type]]:
+    """Every (input types, output type) the builder renders for op ``name`` (real dtypes)."""
+    op = OPS[name]
+    if name in UNSUPPORTED:
+        return []
+    types = _CATEGORY[op.category] + ((BOOL,) if name in _BOOL_TOO else ())
+    if name == "float_power":  # NumPy computes it in float64 (the namespace casts to it)
+        return [((ir.F64, ir.F64), ir.F64)]
+    if name == "ldexp":
+        return [((t, ir.I32), t) for t in FLOATS] + [((t, ir.I64), t) for t in FLOATS]
+    out = []
+    for t in types:
+        out.append(((t,) * op.arity, BOOL if op.result == "bool" else t))
+    return out
+
+
+# -- lowering op-table expressions -----------------------------------------------------------
 def lower(expr: str, env: dict[str, ir.Expr], t: ir.Type) -> ir.Expr:
     """IR for an op-table expression (Python syntax) over the operands in ``env``, in type ``t``."""
     return _lower(ast.parse(expr, mode="eval").body, env, t)
@@ -32,7 +76,7 @@ def _lower(n: ast.AST, env: dict[str, ir.Expr], t: ir.Type) -> ir.Expr:
     if isinstance(n, ast.Name):
         return env[n.id]
     if isinstance(n, ast.Constant):
-        return ir.Const(n.value, ir.BOOL if isinstance(n.value, bool) else t)
+        return ir.Const(n.value, BOOL if isinstance(n.value, bool) else t)
     if isinstance(n, ast.BinOp):
         a, b = _lower(n.left, env, t), _lower(n.right, env, t)
         if isinstance(n.op, ast.Pow):
@@ -42,19 +86,19 @@ def _lower(n: ast.AST, env: dict[str, ir.Expr], t: ir.Type) -> ir.Expr:
         a = _lower(n.operand, env, t)
         if isinstance(n.op, ast.UAdd):
             return a
-        if isinstance(n.op, ast.Not) or (isinstance(n.op, ast.Invert) and a.type is ir.BOOL):
-            return ir.Unary("not", a, ir.BOOL)
+        if isinstance(n.op, ast.Not) or (isinstance(n.op, ast.Invert) and a.type is BOOL):
+            return ir.Unary("not", a, BOOL)
         return ir.Unary("neg" if isinstance(n.op, ast.USub) else "bnot", a, a.type)
     if isinstance(n, ast.BoolOp):
         op = "land" if isinstance(n.op, ast.And) else "lor"
         vals = [_lower(v, env, t) for v in n.values]
         out = vals[0]
         for v in vals[1:]:
-            out = ir.Binary(op, out, v, ir.BOOL)
+            out = ir.Binary(op, out, v, BOOL)
         return out
     if isinstance(n, ast.Compare) and len(n.ops) == 1:
         a, b = _lower(n.left, env, t), _lower(n.comparators[0], env, t)
-        return ir.Binary(_CMPOPS[type(n.ops[0])], a, b, ir.BOOL)
+        return ir.Binary(_CMPOPS[type(n.ops[0])], a, b, BOOL)
     if isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
         args = [_lower(a, env, t) for a in n.args]
         return ir.call(n.func.id, *args)
@@ -66,127 +110,307 @@ def body_expr(op: Op, operands: list[ir.Expr], compute: ir.Type, out: ir.Type) -
     names = ("a", "b")[: op.arity]
     if op.category == "bool":
         env = {n: _as_bool(e) for n, e in zip(names, operands, strict=True)}
+    elif op.name == "ldexp":
+        env = {"a": ir.cast(operands[0], compute), "b": ir.cast(operands[1], ir.I32)}
     else:
         env = {n: ir.cast(e, compute) for n, e in zip(names, operands, strict=True)}
     special = SPECIAL.get((op.name, compute.kind)) or SPECIAL.get((op.name, "*"))
-    value = special(*env.values()) if special else lower(op.expr, env, compute)
+    if op.name in ("nextafter", "spacing") and F16 in (out, *(e.type for e in operands)):
+        value = (_nextafter if op.name == "nextafter" else _spacing)(*env.values(), half=True)
+    elif special is not None:
+        value = special(*env.values())
+    elif op.expr:
+        value = lower(op.expr, env, compute)
+    else:
+        raise NotImplementedError(f"ruda kernels: no elementwise lowering for {op.name}")
     return ir.cast(value, out)
 
 
 def _as_bool(e: ir.Expr) -> ir.Expr:
-    return e if e.type is ir.BOOL else e.ne(0)
+    if e.type is F16:
+        e = ir.cast(e, F32)
+    return e if e.type is BOOL else e.ne(0)
+
+
+def _c(v: Any, like: ir.Expr) -> ir.Const:
+    return ir.Const(v, like.type)
+
+
+def _wrapping_neg(a: ir.Expr) -> ir.Expr:
+    # -MIN is MIN in NumPy; negate in the unsigned type so C++ sees no signed overflow.
+    ut = ir.U64 if a.type.bits == 64 else U32
+    return ir.cast(ir.Const(0, ut) - ir.cast(a, ut), a.type)
+
+
+def _int_safe(a: ir.Expr, b: ir.Expr) -> ir.Expr:
+    # A divisor that never traps: 0 and -1 (MIN / -1 overflows) are handled by the caller.
+    bad = b.eq(0) if a.type.kind == "u" else ir.Binary("lor", b.eq(0), b.eq(-1), BOOL)
+    return ir.select(bad, _c(1, b), b)
 
 
 def _int_floor_divide(a: ir.Expr, b: ir.Expr) -> ir.Expr:
-    # NumPy: x // 0 is 0 for integers; otherwise the quotient rounded toward -inf.
-    safe = ir.select(b.eq(0), 1, b)
+    # NumPy: x // 0 is 0 for integers; MIN // -1 wraps to MIN; else rounded toward -inf.
+    safe = _int_safe(a, b)
     q = a / safe
     if a.type.kind == "u":
-        return ir.select(b.eq(0), 0, q)
-    fix = ((a % safe).ne(0)) & ir.cast((a < 0).ne(b < 0), ir.BOOL)
-    return ir.select(b.eq(0), 0, ir.select(fix, q - 1, q))
+        return ir.select(b.eq(0), _c(0, a), q)
+    fix = land((a % safe).ne(0), (a < 0).ne(safe < 0))
+    q = ir.select(fix, q - 1, q)
+    return ir.select(b.eq(0), _c(0, a), ir.select(b.eq(-1), _wrapping_neg(a), q))
 
 
 def _int_remainder(a: ir.Expr, b: ir.Expr) -> ir.Expr:
-    safe = ir.select(b.eq(0), 1, b)
+    safe = _int_safe(a, b)
     r = a % safe
     if a.type.kind == "u":
-        return ir.select(b.eq(0), 0, r)
-    fix = r.ne(0) & ir.cast((r < 0).ne(b < 0), ir.BOOL)
-    return ir.select(b.eq(0), 0, ir.select(fix, r + b, r))
+        return ir.select(b.eq(0), _c(0, a), r)
+    fix = land(r.ne(0), (r < 0).ne(safe < 0))
+    return ir.select(b.eq(0), _c(0, a), ir.select(fix, r + safe, r))
 
 
-def _float_maximum(a: ir.Expr, b: ir.Expr) -> ir.Expr:
-    # NumPy's maximum propagates NaN; the hardware max does not promise to.
-    return ir.select(ir.call("isnan", a, type=ir.BOOL), a, ir.select(ir.call("isnan", b, type=ir.BOOL), b, ir.call("max", a, b)))
+def _int_fmod(a: ir.Expr, b: ir.Expr) -> ir.Expr:
+    return ir.select(b.eq(0), _c(0, a), a % _int_safe(a, b))
 
 
-def _float_minimum(a: ir.Expr, b: ir.Expr) -> ir.Expr:
-    return ir.select(ir.call("isnan", a, type=ir.BOOL), a, ir.select(ir.call("isnan", b, type=ir.BOOL), b, ir.call("min", a, b)))
+def _shift_amount(b: ir.Expr) -> ir.Expr:
+    # NumPy casts the shift to size_t: negative shifts are huge, so they shift everything out.
+    return ir.cast(b, ir.U64 if b.type.bits == 64 else U32)
+
+
+def _shl(a: ir.Expr, b: ir.Expr) -> ir.Expr:
+    s, ut = _shift_amount(b), ir.U64 if a.type.bits == 64 else U32
+    shifted = ir.cast(ir.Binary("shl", ir.cast(a, ut), s, ut), a.type)
+    return ir.select(s < a.type.bits, shifted, _c(0, a))
+
+
+def _shr(a: ir.Expr, b: ir.Expr) -> ir.Expr:
+    s = _shift_amount(b)
+    fill = ir.select(a < 0, _c(-1, a), _c(0, a)) if a.type.kind == "i" else _c(0, a)
+    return ir.select(s < a.type.bits, ir.Binary("shr", a, s, a.type), fill)
+
+
+def _sign(a: ir.Expr) -> ir.Expr:
+    one, zero = _c(1, a), _c(0, a)
+    if a.type.kind == "u":
+        return ir.select(a > 0, one, zero)
+    rest = ir.select(a < 0, _c(-1, a), zero)
+    if a.type.is_float:  # NaN stays NaN; -0 gives +0 (NumPy)
+        rest = ir.select(isnan(a), a, rest)
+    return ir.select(a > 0, one, rest)
+
+
+def _maximum(a: ir.Expr, b: ir.Expr) -> ir.Expr:
+    # NumPy's maximum: a > b || isnan(a) ? a : b (NaN propagates from either side).
+    return ir.select(lor(a > b, isnan(a)), a, b)
+
+
+def _minimum(a: ir.Expr, b: ir.Expr) -> ir.Expr:
+    return ir.select(lor(a < b, isnan(a)), a, b)
+
+
+def _fmax(a: ir.Expr, b: ir.Expr) -> ir.Expr:
+    return ir.select(lor(a > b, isnan(b)), a, b)  # NaN only when both are
+
+
+def _fmin(a: ir.Expr, b: ir.Expr) -> ir.Expr:
+    return ir.select(lor(a < b, isnan(b)), a, b)
+
+
+def _nextafter(a: ir.Expr, b: ir.Expr, half: bool = False) -> ir.Expr:
+    if half:  # float16 values held in float32: step the 16-bit pattern
+        return mathlib.nextafter(F32, True)(a, b)
+    return ir.call("nextafter", a, b)
+
+
+def _spacing(a: ir.Expr, half: bool = False) -> ir.Expr:
+    t = a.type
+    toward = copysign(ir.Const(float("inf"), t), a)
+    return ir.select(isinf(a), ir.Const(float("nan"), t), _nextafter(a, toward, half) - a)
+
+
+def _heaviside(a: ir.Expr, b: ir.Expr) -> ir.Expr:
+    t = a.type
+    step = ir.select(a < 0.0, ir.Const(0.0, t), ir.select(a > 0.0, ir.Const(1.0, t), b))
+    return ir.select(isnan(a), a, step)
 
 
 def _identity(a: ir.Expr) -> ir.Expr:
     return a
 
 
+def _false(*a: ir.Expr) -> ir.Expr:
+    return ir.Const(False, BOOL)
+
+
+def _true(*a: ir.Expr) -> ir.Expr:
+    return ir.Const(True, BOOL)
+
+
+def _fn(f: Callable[[ir.Type], ir.Function]) -> Callable[..., ir.Expr]:
+    return lambda *args: f(args[0].type)(*args)
+
+
+def _bool_op(op: str) -> Callable[[ir.Expr, ir.Expr], ir.Expr]:
+    return lambda a, b: ir.Binary(op, a, b, BOOL)
+
+
+_INT = ("i", "u")
 # Per (op, compute kind) lowerings where the op table's expression is not NumPy's meaning
 # for that kind ("*": every kind).
-SPECIAL: dict[tuple[str, str], Any] = {
-    ("floor_divide", "i"): _int_floor_divide,
-    ("floor_divide", "u"): _int_floor_divide,
-    ("remainder", "i"): _int_remainder,
-    ("remainder", "u"): _int_remainder,
-    ("maximum", "f"): _float_maximum,
-    ("minimum", "f"): _float_minimum,
-    ("floor", "i"): _identity, ("floor", "u"): _identity,
-    ("ceil", "i"): _identity, ("ceil", "u"): _identity,
-    ("trunc", "i"): _identity, ("trunc", "u"): _identity,
-    ("round", "i"): _identity, ("round", "u"): _identity,
-    ("conj", "*"): _identity, ("real", "*"): _identity, ("positive", "*"): _identity,
-    ("abs", "u"): _identity, ("abs", "b"): _identity,
-    ("isnan", "i"): lambda a: ir.Const(False, ir.BOOL), ("isnan", "u"): lambda a: ir.Const(False, ir.BOOL),
-    ("isinf", "i"): lambda a: ir.Const(False, ir.BOOL), ("isinf", "u"): lambda a: ir.Const(False, ir.BOOL),
-    ("isfinite", "i"): lambda a: ir.Const(True, ir.BOOL), ("isfinite", "u"): lambda a: ir.Const(True, ir.BOOL),
+SPECIAL: dict[tuple[str, str], Callable[..., ir.Expr]] = {
+    **{(n, k): _identity for n in ("floor", "ceil", "trunc", "round", "fix", "rint") for k in _INT},
+    **{(n, "*"): _identity for n in ("conj", "real", "positive")},
+    ("imag", "*"): lambda a: _c(0, a),
+    ("abs", "u"): _identity, ("abs", "b"): _identity, ("square", "b"): _identity,
+    ("add", "b"): _bool_op("lor"), ("multiply", "b"): _bool_op("land"),
+    ("maximum", "b"): _bool_op("lor"), ("minimum", "b"): _bool_op("land"),
+    ("fmax", "b"): _bool_op("lor"), ("fmin", "b"): _bool_op("land"),
+    ("bitwise_xor", "b"): _bool_op("ne"), ("bitwise_and", "b"): _bool_op("land"),
+    ("bitwise_or", "b"): _bool_op("lor"),
+    ("floor_divide", "i"): _int_floor_divide, ("floor_divide", "u"): _int_floor_divide,
+    ("remainder", "i"): _int_remainder, ("remainder", "u"): _int_remainder,
+    ("fmod", "i"): _int_fmod, ("fmod", "u"): _int_fmod,
+    ("floor_divide", "f"): lambda a, b: mathlib.float_divmod(a.type, False)(a, b),
+    ("remainder", "f"): lambda a, b: mathlib.float_divmod(a.type, True)(a, b),
+    ("bitwise_left_shift", "i"): _shl, ("bitwise_left_shift", "u"): _shl,
+    ("bitwise_right_shift", "i"): _shr, ("bitwise_right_shift", "u"): _shr,
+    ("pow", "i"): _fn(mathlib.ipow), ("pow", "u"): _fn(mathlib.ipow),
+    ("float_power", "i"): _fn(mathlib.ipow), ("float_power", "u"): _fn(mathlib.ipow),
+    ("gcd", "i"): _fn(mathlib.gcd), ("gcd", "u"): _fn(mathlib.gcd),
+    ("lcm", "i"): _fn(mathlib.lcm), ("lcm", "u"): _fn(mathlib.lcm),
+    ("sign", "*"): _sign,
+    ("maximum", "f"): _maximum, ("minimum", "f"): _minimum,
+    ("fmax", "f"): _fmax, ("fmin", "f"): _fmin,
+    **{(n, k): (lambda f: lambda a, b: ir.call(f, a, b))(n[1:]) for n in ("fmax", "fmin")
+       for k in _INT},
+    ("isnan", "f"): isnan, ("isinf", "f"): isinf, ("isfinite", "f"): isfinite,
+    ("signbit", "f"): signbit, ("copysign", "f"): copysign,
+    ("logaddexp", "f"): _fn(mathlib.logaddexp),
+    ("logaddexp2", "f"): lambda a, b: mathlib.logaddexp(a.type, True)(a, b),
+    ("nextafter", "f"): _nextafter, ("spacing", "f"): _spacing,
+    ("heaviside", "f"): _heaviside,
+    ("isnat", "*"): _false,
+    **{(n, k): _false for n in ("isnan", "isinf") for k in ("i", "u", "b")},
+    **{("isfinite", k): _true for k in ("i", "u", "b")},
 }  # fmt: skip
 
 
-def _index(i: ir.Expr, shape: list[ir.Expr], strides: list[ir.Expr], offset: ir.Expr) -> ir.Expr:
-    """Element offset of flat (C-order) index ``i`` in a strided operand (signed strides)."""
-    off: ir.Expr = ir.cast(offset, ir.I32)
-    rem: ir.Expr = i
-    for d in reversed(range(len(shape))):
-        coord = rem % shape[d]
-        rem = rem / shape[d]
-        off = off + ir.cast(coord, ir.I32) * strides[d]
-    return ir.cast(off, ir.U32)
+# -- the kernel -------------------------------------------------------------------------------
+def _flat_index() -> ir.Expr:
+    # 2-D grid: WebGPU caps each dispatch dimension at 65535 workgroups.
+    return ir.Builtin("gid", 0) + ir.Builtin("gid", 1) * (ir.Builtin("nwg", 0) * WORKGROUP)
 
 
-@lru_cache(maxsize=None)
-def build(name: str, in_types: tuple[ir.Type, ...], out_type: ir.Type, ndim: int | None) -> ir.Kernel:
+@cache
+def build(
+    name: str, in_types: tuple[ir.Type, ...], out_type: ir.Type, ndim: int | None
+) -> ir.Kernel:
     """The kernel for op ``name`` on operands of ``in_types`` giving ``out_type``.
 
     ``ndim=None`` is the contiguous layout; an int is the strided layout of that rank.
-    Operands of dtype bool are stored as u32 words (0/1) on WebGPU; see the backends.
+    Parameters (all 32-bit, in this order): ``n``; strided adds ``s{d}`` (shape), then per
+    input ``st{k}_{d}`` (element strides, signed) and ``off{k}`` (element offset), then
+    ``sto_{d}`` and ``offo`` for the output.
     """
     op = OPS[name]
+    for t in (*in_types, out_type):
+        if not isinstance(t, ir.Type):
+            raise TypeError(f"ruda kernels: {name}: complex and other non-scalar types "
+                            f"are not supported by the kernel builder yet (got {t!r})")  # fmt: skip
+    if name in UNSUPPORTED:
+        raise NotImplementedError(f"ruda kernels: {name} has {UNSUPPORTED[name]}")
     compute = _compute_type(op, in_types, out_type)
     ins = tuple(ir.Buffer(f"in{k}", t, k) for k, t in enumerate(in_types))
     out = ir.Buffer("out", out_type, len(ins), "read_write")
-    n = ir.Param("n", ir.U32)
+    n = ir.Param("n", U32)
     params = [n]
-    i = ir.Var("i", ir.U32)
-    # 2-D grid: WebGPU caps each dispatch dimension at 65535 workgroups.
-    flat = ir.Builtin("gid", 0) + ir.Builtin("gid", 1) * (ir.Builtin("nwg", 0) * WORKGROUP)
-    body: list[Any] = [ir.Let(i, flat), ir.If(i >= n.var, (ir.Return(),))]
-    if ndim is None:
-        loads = [b[i] for b in ins]
-        store_at: ir.Expr = i
-    else:
-        shape = [ir.Param(f"s{d}", ir.U32) for d in range(ndim)]
-        params += shape
+    per_word = 32 // out_type.bits if (ndim is None and out_type.is_narrow) else 1
+    body: list[Any] = []
+
+    def element(j: int, index_of: Callable[[int], ir.Expr]) -> ir.Expr:
         loads = []
         for k, b in enumerate(ins):
+            a = Var(f"a{k}_{j}" if per_word > 1 else f"a{k}", b.elem)
+            body.append(Let(a, b[index_of(k)]))
+            loads.append(a)
+        v = Var(f"v{j}" if per_word > 1 else "v", out_type)
+        body.append(Let(v, body_expr(op, loads, compute, out_type)))
+        return v
+
+    if ndim is None and per_word == 1:
+        i = Var("i", U32)
+        body += [Let(i, _flat_index()), ir.If(i >= n.var, (ir.Return(),))]
+        v = element(0, lambda k: i)
+        body.append(ir.store(out, i, v))
+    elif ndim is None:  # one invocation per output word
+        w = Var("w", U32)
+        words = n.var / per_word + ir.select((n.var % per_word).ne(0), 1, ir.Const(0, U32))
+        body += [Let(w, _flat_index()), ir.If(w >= words, (ir.Return(),))]
+        values = []
+        for j in range(per_word):
+            # the last word's tail re-reads element n - 1 (inputs may be wider than the output)
+            ij = Var(f"i{j}", U32)
+            body.append(Let(ij, ir.call("min", w * per_word + j, n.var - 1)))
+            values.append(element(j, lambda k, ij=ij: ij))
+        body.append(ir.StoreWord(out, w, tuple(values), n.var))
+    else:
+        i = Var("i", U32)
+        body += [Let(i, _flat_index()), ir.If(i >= n.var, (ir.Return(),))]
+        shape = [ir.Param(f"s{d}", U32) for d in range(ndim)]
+        params += shape
+        coords = _coords(body, i, [s.var for s in shape])
+        for k in range(len(ins)):
             st = [ir.Param(f"st{k}_{d}", ir.I32) for d in range(ndim)]
-            off = ir.Param(f"off{k}", ir.U32)
+            off = ir.Param(f"off{k}", U32)
             params += [*st, off]
-            loads.append(b[_index(i, [s.var for s in shape], [s.var for s in st], off.var)])
+            body.append(Let(Var(f"idx{k}", U32), _offset(coords, st, off)))
         ost = [ir.Param(f"sto_{d}", ir.I32) for d in range(ndim)]
-        ooff = ir.Param("offo", ir.U32)
+        ooff = ir.Param("offo", U32)
         params += [*ost, ooff]
-        store_at = _index(i, [s.var for s in shape], [s.var for s in ost], ooff.var)
-    value = body_expr(op, loads, compute, out_type)
-    body.append(ir.store(out, store_at, value))
-    return ir.Kernel(
-        name=f"{name}_{'_'.join(t.name for t in in_types)}_{out_type.name}_{'c' if ndim is None else ndim}",
+        io = Var("idxo", U32)
+        body.append(Let(io, _offset(coords, ost, ooff)))
+        v = element(0, lambda k: Var(f"idx{k}", U32))
+        body.append(ir.store(out, io, v))
+    types = "_".join(t.name for t in (*in_types, out_type))
+    kernel = ir.Kernel(
+        name=f"{name}_{types}_{'c' if ndim is None else ndim}",
         buffers=(*ins, out),
         params=tuple(params),
         body=tuple(body),
         workgroup=(WORKGROUP, 1, 1),
+        elems_per_invocation=per_word,
     )
+    return ir.with_features(kernel)
+
+
+def _coords(body: list[Any], i: ir.Expr, shape: list[ir.Expr]) -> list[ir.Expr]:
+    """C-order coordinates of flat index ``i``, each bound once."""
+    coords: list[ir.Expr] = [ir.Const(0, U32)] * len(shape)
+    rem: ir.Expr = i
+    for d in reversed(range(len(shape))):
+        c = Var(f"c{d}", U32)
+        body.append(Let(c, rem % shape[d] if d else rem))
+        coords[d] = c
+        if d:
+            r = Var(f"r{d}", U32)
+            body.append(Let(r, rem / shape[d]))
+            rem = r
+    return coords
+
+
+def _offset(coords: list[ir.Expr], strides: list[ir.Param], offset: ir.Param) -> ir.Expr:
+    """Element offset of an operand at ``coords`` (signed strides; the sum is non-negative)."""
+    off: ir.Expr = ir.cast(offset.var, ir.I32)
+    for c, s in zip(coords, strides, strict=True):
+        off = off + ir.cast(c, ir.I32) * s.var
+    return ir.cast(off, U32)
 
 
 def _compute_type(op: Op, in_types: tuple[ir.Type, ...], out_type: ir.Type) -> ir.Type:
     if op.result == "bool":
         # comparisons: in the wider of the inputs (the namespace promoted them to one dtype)
-        return max(in_types, key=lambda t: (t.is_float, t.bits))
-    return out_type
+        t = max(in_types, key=lambda t: (t.is_float, t.bits))
+    else:
+        t = out_type
+    # float16 computes in float32 and rounds once, as NumPy's float16 loops do
+    return F32 if t is F16 else t

@@ -13,7 +13,7 @@ holds its buffers, scalar parameters, workgroup memory, workgroup size and body.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -31,7 +31,17 @@ class Type:
 
     @property
     def bits(self) -> int:
-        return 32 if self.name == "bool" else int(self.name[1:])
+        return 8 if self.name == "bool" else int(self.name[1:])
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element in a device buffer: NumPy's itemsize (bool is one byte)."""
+        return self.bits // 8
+
+    @property
+    def is_narrow(self) -> bool:
+        """Stored in under 32 bits and not a float: WGSL packs these into u32 words."""
+        return self.kind in "biu" and self.bits < 32
 
     @property
     def is_float(self) -> bool:
@@ -69,7 +79,9 @@ def type_of(dtype: Any) -> Type:
 
 
 def numpy_of(t: Type) -> np.dtype:
-    return np.dtype("bool" if t is BOOL else {"i": "int", "u": "uint", "f": "float"}[t.kind] + str(t.bits))
+    return np.dtype(
+        "bool" if t is BOOL else {"i": "int", "u": "uint", "f": "float"}[t.kind] + str(t.bits)
+    )
 
 
 # -- expressions ----------------------------------------------------------------------------
@@ -78,7 +90,9 @@ class Expr:
 
     type: Type
 
-    def _bin(self, op: str, other: Any, reverse: bool = False, result: Type | None = None) -> Binary:
+    def _bin(
+        self, op: str, other: Any, reverse: bool = False, result: Type | None = None
+    ) -> Binary:
         o = lift(other, self.type)
         a, b = (o, self) if reverse else (self, o)
         return Binary(op, a, b, result or a.type)
@@ -189,10 +203,20 @@ class Binary(Expr):
 
 @dataclass(frozen=True, eq=True)
 class Call(Expr):
-    """A math function (sin, exp, floor, min, max, pow, fma...) rendered per language."""
+    """A math function (sin, exp, floor, min, max, pow, fma...) rendered per language, or a call
+    of an IR ``Function`` (``defn``), which the renderers emit once per module."""
 
     fn: str
     args: tuple[Expr, ...]
+    type: Type
+    defn: Function | None = None
+
+
+@dataclass(frozen=True, eq=True)
+class Bitcast(Expr):
+    """The same bits read as another type of the same width (narrow ints: their 32-bit form)."""
+
+    a: Expr
     type: Type
 
 
@@ -252,6 +276,7 @@ class Buffer:
     elem: Type
     binding: int
     access: str = "read"  # "read" | "read_write"
+    atomic: bool = False  # an array of atomic<elem> (WGSL), after packing narrow stores
 
     def __getitem__(self, index: Any) -> Load:
         return Load(self, lift(index, U32), self.elem)
@@ -325,7 +350,43 @@ class Barrier:
 
 @dataclass(frozen=True)
 class Return:
-    pass
+    value: Expr | None = None
+
+
+@dataclass(frozen=True)
+class Atomic:
+    """``buf[index] op= value`` as one atomic read-modify-write (op: "and" | "or" | "add")."""
+
+    op: str
+    buf: Buffer
+    index: Expr
+    value: Expr
+
+
+@dataclass(frozen=True)
+class StoreWord:
+    """Store ``values[j]`` at element ``word * len(values) + j`` for each such element below
+    ``count``: one invocation owns the whole 32-bit word, so packed narrow stores never race."""
+
+    buf: Buffer
+    word: Expr
+    values: tuple[Expr, ...]
+    count: Expr
+
+
+@dataclass(frozen=True, eq=True)
+class Function:
+    """A helper function (IR body ending in ``Return(value)``); rendered once per module."""
+
+    name: str
+    params: tuple[Var, ...]
+    ret: Type
+    body: tuple[Any, ...]
+    features: frozenset[str] = frozenset()
+
+    def __call__(self, *args: Any) -> Call:
+        vals = tuple(lift(a, p.type) for a, p in zip(args, self.params, strict=True))
+        return Call(self.name, vals, self.ret, self)
 
 
 def store(buf: Buffer | Shared, index: Any, value: Any) -> Store:
@@ -334,7 +395,7 @@ def store(buf: Buffer | Shared, index: Any, value: Any) -> Store:
 
 @dataclass(frozen=True)
 class Kernel:
-    """A compute kernel: what the renderers turn into one CUDA ``__global__`` or WGSL entry point."""
+    """A compute kernel: what the renderers turn into a CUDA ``__global__`` or a WGSL entry."""
 
     name: str
     buffers: tuple[Buffer, ...]
@@ -342,4 +403,62 @@ class Kernel:
     body: tuple[Any, ...]
     workgroup: tuple[int, int, int] = (256, 1, 1)
     shared: tuple[Shared, ...] = field(default=())
-    features: frozenset[str] = field(default=frozenset())  # e.g. {"f16", "f64", "i64"}
+    # WebGPU features the kernel needs: "shader-f16", "shader-f64", "shader-int64".
+    features: frozenset[str] = field(default=frozenset())
+    # Elements each invocation handles: launch ceil(n / elems_per_invocation) invocations
+    # (launching more is harmless: the extra ones return at once).
+    elems_per_invocation: int = 1
+
+
+_FEATURE = {"f16": "shader-f16", "f64": "shader-f64", "i64": "shader-int64", "u64": "shader-int64"}
+
+
+def features_of(types: Any) -> frozenset[str]:
+    """The WebGPU features that values of these types need."""
+    return frozenset(_FEATURE[t.name] for t in types if t.name in _FEATURE)
+
+
+# -- traversal ----------------------------------------------------------------------------------
+def children(node: Any) -> list[Any]:
+    """The IR nodes directly inside ``node`` (expressions, statements, called functions)."""
+    out: list[Any] = []
+    for f in fields(node):
+        v = getattr(node, f.name)
+        if isinstance(v, tuple):
+            out.extend(x for x in v if is_dataclass(x) and not isinstance(x, Type))
+        elif is_dataclass(v) and not isinstance(v, (Type, Buffer, Shared)):
+            out.append(v)
+    return out
+
+
+def walk(node: Any) -> Any:
+    """Every IR node reachable from ``node`` (a kernel, statement, expression or function)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(children(n))
+
+
+def types_used(k: Kernel) -> set[Type]:
+    used = {b.elem for b in k.buffers} | {p.type for p in k.params} | {s.elem for s in k.shared}
+    for n in walk(k):
+        t = getattr(n, "type", None)
+        if isinstance(t, Type):
+            used.add(t)
+        if isinstance(n, Let):
+            used.add(n.var.type)
+    return used
+
+
+def with_features(k: Kernel) -> Kernel:
+    """``k`` with ``features`` listing what its types need (plus what it listed already)."""
+    fs = features_of(types_used(k))
+    for n in walk(k):
+        if isinstance(n, Call) and n.defn is not None:
+            fs |= n.defn.features
+        if isinstance(n, Call) and n.fn in ("hiword", "loword", "from_words"):
+            fs |= {"shader-int64"}  # f64 bits: WGSL reads them as u64
+        if isinstance(n, Const) and n.type is F64:
+            fs |= {"shader-int64"}  # f64 inf/nan literals are bitcast u64
+    return replace(k, features=k.features | fs)

@@ -24,6 +24,9 @@ class CLike:
 
     types: dict[ir.Type, str] = {}
     functions: dict[str, str] = {}  # IR function name -> language spelling ({t}: type suffix)
+    # IR function name -> builder of an IR ``Function`` replacing it (by argument type), for
+    # functions the language lacks or gets wrong.
+    ir_functions: dict[str, Any] = {}
     indent = "    "
 
     def __init__(self) -> None:
@@ -53,6 +56,12 @@ class CLike:
 
     def _e_call(self, e: ir.Call) -> str:
         args = [self.expr(a) for a in e.args]
+        defn = e.defn
+        if defn is None and e.fn in self.ir_functions and e.args:
+            defn = self.ir_functions[e.fn](e.args[0].type)
+        if defn is not None:
+            self.need(defn)
+            return f"{defn.name}({', '.join(args)})"
         spelled = self.function(e.fn, e.args[0].type if e.args else e.type)
         if "{0}" in spelled:  # an inline expansion, e.g. isnan(x) -> (x != x)
             return "(" + spelled.format(*args) + ")"
@@ -67,6 +76,21 @@ class CLike:
 
     def _e_load(self, e: ir.Load) -> str:
         return f"{e.buf.name}[{self.expr(e.index)}]"
+
+    def _e_bitcast(self, e: ir.Bitcast) -> str:
+        raise NotImplementedError
+
+    def need(self, f: ir.Function) -> None:
+        """Render helper ``f`` (and, first, the helpers it calls) into ``self.helpers`` once."""
+        if f.name in self.helpers:
+            return
+        self.helpers[f.name] = ""  # placeholder: recursion stops here
+        body = self.stmts(f.body, 1)
+        del self.helpers[f.name]
+        self.helpers[f.name] = "\n".join([self.function_head(f) + " {", *body, "}"])
+
+    def function_head(self, f: ir.Function) -> str:
+        raise NotImplementedError
 
     def function(self, fn: str, t: ir.Type) -> str:
         spelled = self.functions.get(fn, fn)
@@ -118,7 +142,6 @@ class CLike:
 
     def _s_for(self, s: ir.For, d: int) -> list[str]:
         pad = self.indent * d
-        v = s.var.name
         head = self.for_head(s.var, self.expr(s.start), self.expr(s.stop), self.expr(s.step))
         return [f"{pad}{head} {{", *self.stmts(s.body, d + 1), f"{pad}}}"]
 
@@ -126,7 +149,23 @@ class CLike:
         return [self.indent * d + self.barrier()]
 
     def _s_return(self, s: ir.Return, d: int) -> list[str]:
-        return [self.indent * d + "return;"]
+        if s.value is None:
+            return [self.indent * d + "return;"]
+        return [f"{self.indent * d}return {self.expr(s.value)};"]
+
+    def _s_atomic(self, s: ir.Atomic, d: int) -> list[str]:
+        raise NotImplementedError
+
+    def _s_storeword(self, s: ir.StoreWord, d: int) -> list[str]:
+        # Languages with byte stores: one guarded store per element.
+        pad, per = self.indent * d, len(s.values)
+        out = []
+        for j, v in enumerate(s.values):
+            idx = ir.Binary("add", ir.Binary("mul", s.word, ir.Const(per, ir.U32), ir.U32),
+                            ir.Const(j, ir.U32), ir.U32)  # fmt: skip
+            cond = self.expr(ir.Binary("lt", idx, s.count, ir.BOOL))
+            out.append(f"{pad}if ({cond}) {{ {s.buf.name}[{self.expr(idx)}] = {self.expr(v)}; }}")
+        return out
 
     def declare(self, var: ir.Var, value: str, mutable: bool) -> str:
         raise NotImplementedError
@@ -142,6 +181,10 @@ class CLike:
         self.helpers = {}
         body = self.stmts(k.body, 1)
         return self.module(k, body)
+
+    def render_many(self, kernels: list[ir.Kernel]) -> str:
+        """One module holding several kernels (entry points), helpers emitted once."""
+        raise NotImplementedError
 
     def module(self, k: ir.Kernel, body: list[str]) -> str:
         raise NotImplementedError

@@ -1,58 +1,147 @@
 """WGSL: the C-like renderer with WGSL's types, literals, declarations and entry point.
 
-Scalar parameters travel in one uniform struct; buffers are storage bindings in group 0.
-f16 needs ``enable f16;``; f64 and 64-bit integers need the adapter's shader-f64 / shader-int64
-features (naga accepts them as WGSL extensions).
+Scalar parameters travel in one uniform struct (binding after the buffers); buffers are storage
+bindings in group 0. Narrow buffers (bool, 8/16-bit ints) are first rewritten to u32 words by
+``storage.pack_narrow``; narrow values live in i32/u32 (narrow casts re-wrap them). f16 needs
+``enable f16;`` (shader-f16); f64 and 64-bit integers need shader-f64 / shader-int64
+(``Kernel.features`` lists them; f64 bit tests go through u64, so f64 kernels also need
+shader-int64). Math WGSL lacks or gets wrong (C99 pow, log1p, expm1, hypot,
+cbrt, fmod, nextafter) is replaced by IR helpers from ``mathlib``.
+
+SPIR-V's GLSL.std.450 has no f64 sin/exp/log...: rendering those raises ``NotImplementedError``
+(``F64_MISSING`` lists them) rather than producing code that computes garbage.
 """
 
 from __future__ import annotations
 
 import struct
 
-from . import ir
+from . import ir, mathlib, storage
 from .render import CLike
 
 _BUILTINS = {"gid": "global_invocation_id", "lid": "local_invocation_id",
              "wid": "workgroup_id", "nwg": "num_workgroups"}  # fmt: skip
 _AXES = "xyz"
+_FCMP = {"eq", "ne", "lt", "le", "gt", "ge"}
+# GLSL.std.450 instructions that are 16/32-bit float only (lavapipe returns garbage for f64).
+F64_MISSING = frozenset(
+    "sin cos tan asin acos atan atan2 sinh cosh tanh asinh acosh atanh exp exp2 expm1 "
+    "log log2 log10 log1p pow cbrt".split()
+)
 
 
 class WGSL(CLike):
     types = {
         ir.BOOL: "bool", ir.I32: "i32", ir.U32: "u32", ir.F32: "f32", ir.F16: "f16",
         ir.F64: "f64", ir.I64: "i64", ir.U64: "u64",
+        ir.I8: "i32", ir.I16: "i32", ir.U8: "u32", ir.U16: "u32",  # narrow values, widened
     }  # fmt: skip
     # WGSL lacks several C math functions; these expand inline ({0}, {1}: the arguments).
     functions = {
         "inverse_sqrt": "inverseSqrt", "fabs": "abs", "rint": "round",
-        "isnan": "{0} != {0}", "isinf": "abs({0}) > 3.0e38 && {0} == {0} * 2.0",
-        "isfinite": "!({0} != {0}) && !(abs({0}) > 3.0e38 && {0} == {0} * 2.0)",
-        "log10": "log2({0}) * 0.30102999566398120", "log1p": "log(1.0 + {0})",
-        "expm1": "exp({0}) - 1.0", "hypot": "length(vec2({0}, {1}))",
-        "copysign": "select(abs({0}), -abs({0}), {1} < 0.0 || (1.0 / {1}) < 0.0)",
-        "cbrt": "sign({0}) * pow(abs({0}), 1.0 / 3.0)",
-        "logaddexp": "max({0}, {1}) + log(1.0 + exp(-abs({0} - {1})))",
-        "signbit": "{0} < 0.0 || (1.0 / {0}) < 0.0", "fmod": "{0} % {1}",
+        "log10": "log2({0}) * 0.30102999566398120", "fmin": "min", "fmax": "max",
+        # f64 bits through u64 (naga cannot bitcast f64 to vec2<u32>): needs shader-int64
+        "hiword": "u32(bitcast<u64>({0}) >> 32u)", "loword": "u32(bitcast<u64>({0}))",
+        "from_words": "bitcast<f64>((u64({1}) << 32u) | u64({0}))",
+        "f16_bits": "pack2x16float(vec2<f32>({0}, 0.0f))",
+        "f16_from_bits": "unpack2x16float({0}).x",
     }  # fmt: skip
+    ir_functions = {
+        "log1p": mathlib.log1p, "expm1": mathlib.expm1, "hypot": mathlib.hypot,
+        "cbrt": mathlib.cbrt, "fmod": mathlib.fmod, "nextafter": mathlib.nextafter,
+    }  # fmt: skip
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.prefix = ""  # global names' prefix, so several kernels can share one module
 
     def _e_builtin(self, e: ir.Builtin) -> str:
         return f"{e.name}.{_AXES[e.axis]}"
 
     def _e_unary(self, e: ir.Unary) -> str:
-        if e.op == "neg" and e.type.kind == "u":
-            return f"(0u - {self.expr(e.a)})"  # WGSL has no unary minus on unsigned
+        if e.op == "neg" and e.type.kind == "u":  # WGSL has no unary minus on unsigned
+            return f"({self.literal(0, e.type)} - {self.expr(e.a)})"
+        if e.op == "bnot" and e.type is ir.BOOL:
+            return f"(!{self.expr(e.a)})"
         return super()._e_unary(e)
 
     def _e_binary(self, e: ir.Binary) -> str:
         if e.op in ("shl", "shr"):
-            return f"({self.expr(e.a)} {'<<' if e.op == 'shl' else '>>'} u32({self.expr(e.b)}))"
+            b = e.b
+            if isinstance(b, ir.Const):
+                amount = f"{int(b.value)}u"
+            else:
+                amount = self.expr(b) if self.type(b.type) == "u32" else f"u32({self.expr(b)})"
+            return f"({self.expr(e.a)} {'<<' if e.op == 'shl' else '>>'} {amount})"
+        if e.op in _FCMP and e.a.type.is_float:
+            # Vulkan drivers may compare as if there were no NaN (lavapipe does): test the bits.
+            raw = super()._e_binary(e)
+            both = self.expr(mathlib.lor(mathlib.isnan(e.a), mathlib.isnan(e.b)))
+            if e.op == "ne":
+                return f"({raw} || {both})"
+            return f"({raw} && !{both})"
+        if e.op == "xor" and e.a.type is ir.BOOL:
+            return f"({self.expr(e.a)} != {self.expr(e.b)})"
+        if e.op == "mod" and e.type.is_float:
+            return self._e_call(ir.Call("fmod", (e.a, e.b), e.type))
         return super()._e_binary(e)
+
+    def _e_call(self, e: ir.Call) -> str:
+        if e.defn is None and e.args:
+            t = e.args[0].type
+            if t is ir.F64 and e.fn in F64_MISSING:
+                raise NotImplementedError(
+                    f"WGSL: no f64 {e.fn}: SPIR-V's GLSL.std.450 has it for 16/32-bit floats "
+                    f"only, and ruda has no IR implementation of it yet"
+                )
+            if e.fn == "pow" and t.is_float:
+                return super()._e_call(mathlib.pow_float(t)(*e.args))
+            if e.fn == "nextafter":
+                return super()._e_call(mathlib.nextafter(t)(*e.args))
+        return super()._e_call(e)
 
     def _e_select(self, e: ir.Select) -> str:
         return f"select({self.expr(e.if_false)}, {self.expr(e.if_true)}, {self.expr(e.cond)})"
 
+    def _e_cast(self, e: ir.Cast) -> str:
+        src, dst = e.a.type, e.type
+        x = self.expr(e.a)
+        if dst is ir.BOOL:
+            return f"({x} != {self.literal(0, src)})" if src is not ir.BOOL else x
+        if dst.is_narrow:  # re-wrap into the narrow range (NumPy's casts wrap)
+            if src.is_narrow and src.kind == dst.kind and src.bits <= dst.bits:
+                return x
+            if src is ir.BOOL:
+                return f"{self.type(dst)}({x})"
+            if dst.kind == "u":
+                return f"(u32({x}) & {(1 << dst.bits) - 1}u)"
+            return f"((i32({x}) << {32 - dst.bits}u) >> {32 - dst.bits}u)"
+        if self.type(src) == self.type(dst):
+            return x
+        return f"{self.type(dst)}({x})"
+
+    def _e_bitcast(self, e: ir.Bitcast) -> str:
+        x = self.expr(e.a)
+        if self.type(e.a.type) == self.type(e.type):
+            return x
+        return f"bitcast<{self.type(e.type)}>({x})"
+
     def _e_load(self, e: ir.Load) -> str:
-        return f"{e.buf.name}[{self.expr(e.index)}]"
+        ref = f"{self.prefix}{e.buf.name}[{self.expr(e.index)}]"
+        return f"atomicLoad(&{ref})" if getattr(e.buf, "atomic", False) else ref
+
+    def _s_store(self, s: ir.Store, d: int) -> list[str]:
+        ref = f"{self.prefix}{s.buf.name}[{self.expr(s.index)}]"
+        return [f"{self.indent * d}{ref} = {self.expr(s.value)};"]
+
+    def _s_atomic(self, s: ir.Atomic, d: int) -> list[str]:
+        fn = {"and": "atomicAnd", "or": "atomicOr", "add": "atomicAdd"}[s.op]
+        ref = f"{self.prefix}{s.buf.name}[{self.expr(s.index)}]"
+        return [f"{self.indent * d}{fn}(&{ref}, {self.expr(s.value)});"]
+
+    def function_head(self, f: ir.Function) -> str:
+        ps = ", ".join(f"{p.name}: {self.type(p.type)}" for p in f.params)
+        return f"fn {f.name}({ps}) -> {self.type(f.ret)}"
 
     def float_literal(self, v: float, t: ir.Type) -> str:
         text = repr(v) if ("e" in repr(v) or "." in repr(v)) else repr(v) + ".0"
@@ -60,9 +149,11 @@ class WGSL(CLike):
 
     def int_literal(self, v: int, t: ir.Type) -> str:
         if t.bits == 64:
+            if t.kind == "i" and v == -(2**63):
+                return "(-9223372036854775807li - 1li)"
             return f"{v}li" if t.kind == "i" else f"{v}lu"
         if t.kind == "u":
-            return f"{v}u"
+            return f"{v & 0xFFFFFFFF}u"
         if v == -(2**31):
             return "i32(-2147483647 - 1)"  # the literal 2147483648 does not fit i32
         return f"{v}i"
@@ -76,7 +167,7 @@ class WGSL(CLike):
             bits = struct.unpack("<Q", struct.pack("<d", v))[0]
             return f"bitcast<f64>({bits}lu)"
         bits = struct.unpack("<H", struct.pack("<e", v))[0]
-        return f"bitcast<vec2<f16>>({bits}u).x"
+        return f"f16(unpack2x16float({bits}u).x)"
 
     def declare(self, var: ir.Var, value: str, mutable: bool) -> str:
         kw = "var" if mutable else "let"
@@ -89,38 +180,55 @@ class WGSL(CLike):
     def barrier(self) -> str:
         return "workgroupBarrier();"
 
+    # -- modules ---------------------------------------------------------------------------
+    def render(self, k: ir.Kernel) -> str:
+        return self.render_many([k])
+
+    def render_many(self, kernels: list[ir.Kernel]) -> str:
+        """One WGSL module with an entry point per kernel; with several kernels, each one's
+        globals are prefixed with its name (bindings repeat: one pipeline uses one entry)."""
+        self.helpers = {}
+        parts: list[str] = []
+        f16 = False
+        for k in kernels:
+            k = storage.pack_narrow(k)
+            self.prefix = f"{k.name}_" if len(kernels) > 1 else ""
+            body = self.stmts(k.body, 1)
+            parts.append(self.module(k, body))
+            f16 = f16 or ir.F16 in ir.types_used(k)
+        head = ["enable f16;"] if f16 else []
+        return "\n".join([*head, *self.helpers.values(), *parts]) + "\n"
+
     def module(self, k: ir.Kernel, body: list[str]) -> str:
         lines: list[str] = []
-        used = _types_used(k)
-        if ir.F16 in used:
-            lines.append("enable f16;")
+        pre = self.prefix
         for b in k.buffers:
             access = "read" if b.access == "read" else "read_write"
+            elem = f"atomic<{self.type(b.elem)}>" if b.atomic else self.type(b.elem)
             lines.append(f"@group(0) @binding({b.binding}) var<storage, {access}> "
-                         f"{b.name}: array<{self.type(b.elem)}>;")  # fmt: skip
+                         f"{pre}{b.name}: array<{elem}>;")  # fmt: skip
         if k.params:
             fields = "\n".join(f"    {p.name}: {self.type(p.type)}," for p in k.params)
-            lines.append(f"struct Params {{\n{fields}\n}};")
+            lines.append(f"struct {pre}Params {{\n{fields}\n}};")
             binding = max((b.binding for b in k.buffers), default=-1) + 1
-            lines.append(f"@group(0) @binding({binding}) var<uniform> params: Params;")
+            lines.append(f"@group(0) @binding({binding}) var<uniform> {pre}params: {pre}Params;")
         for s in k.shared:
-            lines.append(f"var<workgroup> {s.name}: array<{self.type(s.elem)}, {s.size}>;")
-        lines.extend(self.helpers.values())
+            lines.append(f"var<workgroup> {pre}{s.name}: array<{self.type(s.elem)}, {s.size}>;")
         wg = ", ".join(str(n) for n in k.workgroup)
         args = ", ".join(f"@builtin({v}) {n}: vec3<u32>" for n, v in _BUILTINS.items())
         lines.append(f"@compute @workgroup_size({wg})\nfn {k.name}({args}) {{")
         for p in k.params:
-            lines.append(f"    let {p.name}: {self.type(p.type)} = params.{p.name};")
+            lines.append(f"    let {p.name}: {self.type(p.type)} = {pre}params.{p.name};")
         lines.extend(body)
         lines.append("}")
-        return "\n".join(lines) + "\n"
-
-
-def _types_used(k: ir.Kernel) -> set[ir.Type]:
-    used = {b.elem for b in k.buffers} | {p.type for p in k.params} | {s.elem for s in k.shared}
-    return used
+        return "\n".join(lines)
 
 
 def render(k: ir.Kernel) -> str:
-    """WGSL source for a kernel."""
+    """WGSL source for a kernel (entry point named ``k.name``)."""
     return WGSL().render(k)
+
+
+def render_many(kernels: list[ir.Kernel]) -> str:
+    """One WGSL module with every kernel as an entry point (globals prefixed by kernel name)."""
+    return WGSL().render_many(kernels)

@@ -1,0 +1,26 @@
+"""Every elementwise kernel the builder renders: op-table entries x dtypes x layouts."""
+
+from __future__ import annotations
+
+from ruda._kernels import elementwise, ir, wgsl
+from ruda._ops import ELEMENTWISE
+
+LAYOUTS = (None, 1, 2, 3, 4)  # contiguous, then strided of rank 1..4
+
+
+def all_kernels(layouts=LAYOUTS) -> list[ir.Kernel]:
+    out = []
+    for op in ELEMENTWISE:
+        for in_types, out_type in elementwise.supported_types(op.name):
+            for nd in layouts:
+                out.append(elementwise.build(op.name, in_types, out_type, nd))
+    return out
+
+
+def wgsl_gap(k: ir.Kernel) -> str | None:
+    """Why WGSL cannot render ``k`` (f64 transcendentals), or None."""
+    try:
+        wgsl.render(k)
+    except NotImplementedError as e:
+        return str(e)
+    return None

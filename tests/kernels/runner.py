@@ -1,0 +1,70 @@
+"""A tiny wgpu runner for elementwise kernels: upload NumPy arrays, dispatch, read back.
+
+Self-contained (no ruda runtime): buffers hold NumPy's bytes padded to 4 bytes; the uniform
+holds the kernel's 32-bit parameters in order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ruda._kernels import elementwise, ir, wgsl
+
+
+class Runner:
+    def __init__(self, device) -> None:
+        import wgpu
+
+        self.wgpu, self.device, self.pipelines = wgpu, device, {}
+
+    def _pipeline(self, k: ir.Kernel):
+        if k.name not in self.pipelines:
+            module = self.device.create_shader_module(code=wgsl.render(k))
+            self.pipelines[k.name] = self.device.create_compute_pipeline(
+                layout="auto", compute={"module": module, "entry_point": k.name}
+            )
+        return self.pipelines[k.name]
+
+    def _buffer(self, data: bytes, usage, fill: bytes = b"\0"):
+        data = data + fill * (-len(data) % 4 or (4 if not data else 0))
+        return self.device.create_buffer_with_data(data=data, usage=usage)
+
+    def elementwise(self, name: str, inputs: list[np.ndarray], out_dtype, strided: bool = False):
+        """Run op ``name`` on same-shape inputs; strided: the output is written reversed-strided."""
+        wgpu = self.wgpu
+        ins_t = tuple(ir.type_of(a.dtype) for a in inputs)
+        out_t = ir.type_of(np.dtype(out_dtype))
+        shape = inputs[0].shape
+        n = int(np.prod(shape))
+        k = elementwise.build(name, ins_t, out_t, len(shape) if strided else None)
+        params: list[int] = [n]
+        if strided:
+            params += list(shape)
+            for a in inputs:
+                params += [s // a.itemsize for s in a.strides] + [0]
+            # output: C-order strides, elements in reverse (negative strides from the end)
+            st = [int(np.prod(shape[d + 1 :])) for d in range(len(shape))]
+            params += [-s for s in st] + [n - 1]
+        usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC
+        bufs = [self._buffer(np.ascontiguousarray(a).tobytes(), usage) for a in inputs]
+        out = self._buffer(b"\xab" * (n * np.dtype(out_dtype).itemsize), usage, b"\xab")
+        raw = np.array(params, np.int64).astype(np.uint32).tobytes()
+        uni = self._buffer(raw + b"\0" * (-len(raw) % 16), wgpu.BufferUsage.UNIFORM)
+        pipe = self._pipeline(k)
+        entries = [{"binding": i, "resource": {"buffer": b, "offset": 0, "size": b.size}}
+                   for i, b in enumerate([*bufs, out, uni])]  # fmt: skip
+        bg = self.device.create_bind_group(layout=pipe.get_bind_group_layout(0), entries=entries)
+        enc = self.device.create_command_encoder()
+        cp = enc.begin_compute_pass()
+        cp.set_pipeline(pipe)
+        cp.set_bind_group(0, bg)
+        inv = -(-n // k.elems_per_invocation)
+        cp.dispatch_workgroups(max(1, -(-inv // elementwise.WORKGROUP)))
+        cp.end()
+        self.device.queue.submit([enc.finish()])
+        data = self.device.queue.read_buffer(out)
+        r = np.frombuffer(data, out_dtype)[:n]
+        tail = bytes(data[n * np.dtype(out_dtype).itemsize :])
+        assert set(tail) <= {0xAB}, f"{k.name} wrote past the end: {tail!r}"
+        r = r[::-1] if strided else r
+        return r.reshape(shape)

@@ -1,0 +1,172 @@
+"""Every op-table elementwise kernel x dtype x layout renders and compiles: WGSL through wgpu
+(naga validation on the available adapter) and CUDA C++ to PTX for sm_90 through NVRTC.
+
+Kernels are batched: one WGSL module with an entry point per kernel, a few NVRTC programs
+compiled on threads. On a failure the offending kernel's source is in the message.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from ruda._kernels import cuda, elementwise, ir, nvrtc, storage, wgsl
+from ruda._ops import ELEMENTWISE
+
+from .cases import all_kernels, wgsl_gap
+
+TIMINGS: dict[str, float] = {}
+
+
+@pytest.fixture(scope="module")
+def kernels() -> list[ir.Kernel]:
+    t = time.perf_counter()
+    ks = all_kernels()
+    TIMINGS["build"] = time.perf_counter() - t
+    return ks
+
+
+def test_every_entry_is_covered():
+    for op in ELEMENTWISE:
+        if op.name in elementwise.UNSUPPORTED:
+            continue
+        sigs = elementwise.supported_types(op.name)
+        assert sigs, op.name
+        for ins, out in sigs:
+            elementwise.build(op.name, ins, out, None)  # raises if the op has no lowering
+
+
+def test_wgsl_gaps_are_only_f64_transcendentals(kernels):
+    gaps = {k.name: g for k in kernels if (g := wgsl_gap(k))}
+    for name, why in gaps.items():
+        assert "_f64_" in name and "no f64" in why, (name, why)
+    names = {n.split("_f64")[0] for n in gaps}
+    assert names <= {o.name for o in ELEMENTWISE}
+    assert "add" not in names and "sqrt" not in names
+
+
+def test_narrow_buffers_are_packed_words():
+    k = elementwise.build("add", (ir.I8, ir.I8), ir.I8, None)
+    assert k.elems_per_invocation == 4
+    packed = storage.pack_narrow(k)
+    assert all(b.elem is ir.U32 and not b.atomic for b in packed.buffers)
+    k = elementwise.build("less", (ir.F32, ir.F32), ir.BOOL, 3)
+    assert k.elems_per_invocation == 1
+    out = storage.pack_narrow(k).buffers[-1]
+    assert out.elem is ir.U32 and out.atomic
+    src = wgsl.render(k)
+    assert "array<atomic<u32>>" in src and "atomicOr" in src and "array<bool>" not in src
+    assert elementwise.build("add", (ir.I16, ir.I16), ir.I16, None).elems_per_invocation == 2
+
+
+def test_features_recorded():
+    assert elementwise.build("add", (ir.F16,) * 2, ir.F16, None).features == {"shader-f16"}
+    assert "shader-f64" in elementwise.build("sqrt", (ir.F64,), ir.F64, 2).features
+    assert elementwise.build("add", (ir.I64,) * 2, ir.I64, 1).features == {"shader-int64"}
+    assert elementwise.build("add", (ir.I8,) * 2, ir.I8, 1).features == frozenset()
+
+
+def test_complex_is_a_clear_type_error():
+    with pytest.raises(TypeError, match="complex"):
+        elementwise.build("add", ("complex64", "complex64"), "complex64", None)
+
+
+# -- WGSL -----------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def wgpu_device():
+    wgpu = pytest.importorskip("wgpu", reason="wgpu-py not installed: WGSL not compiled")
+    try:
+        adapter = wgpu.gpu.request_adapter_sync()
+    except Exception as e:  # no Vulkan/Metal/D3D12 driver
+        pytest.skip(f"no WebGPU adapter (install mesa-vulkan-drivers): {e}")
+    if adapter is None:
+        pytest.skip("no WebGPU adapter (install mesa-vulkan-drivers)")
+    wanted = {"shader-f16", "shader-f64", "shader-int64"}
+    feats = sorted(wanted & set(adapter.features))
+    return adapter.request_device_sync(required_features=feats), set(feats)
+
+
+def _wgsl_error(device, k: ir.Kernel) -> str | None:
+    src = wgsl.render(k)
+    try:
+        device.create_shader_module(code=src)
+    except Exception as e:
+        return f"{k.name}: {e}\n--- source ---\n{src}"
+    return None
+
+
+def test_wgsl_compiles(kernels, wgpu_device):
+    device, feats = wgpu_device
+    todo = [k for k in kernels if k.features <= feats and not wgsl_gap(k)]
+    missing = len([k for k in kernels if not k.features <= feats])
+    assert len(todo) > 1000, f"only {len(todo)} kernels; adapter lacks features ({missing})"
+    t = time.perf_counter()
+    src = wgsl.render_many(todo)
+    TIMINGS["wgsl render"] = time.perf_counter() - t
+    t = time.perf_counter()
+    try:
+        device.create_shader_module(code=src)
+    except Exception:
+        errors = [e for k in todo if (e := _wgsl_error(device, k))]
+        pytest.fail("WGSL did not compile:\n" + "\n\n".join(errors[:3]), pytrace=False)
+    TIMINGS["wgsl compile"] = time.perf_counter() - t
+    print(f"\nWGSL: {len(todo)} kernels, {missing} skipped for adapter features; {TIMINGS}")
+
+
+def test_wgsl_pipelines_build_for_a_sample(wgpu_device):
+    # Pipeline creation runs the driver's compiler (LLVM on lavapipe): a sample, not all.
+    device, feats = wgpu_device
+    names = ("add", "floor_divide", "pow", "nextafter", "logaddexp", "equal")
+    sigs = [(n, s) for n in names for s in elementwise.supported_types(n)[:14:3]]
+    sample = [elementwise.build(n, ins, out, nd) for n, (ins, out) in sigs for nd in (None, 2)]
+    sample = [k for k in sample if k.features <= feats and not wgsl_gap(k)]
+    for k in sample:
+        module = device.create_shader_module(code=wgsl.render(k))
+        device.create_compute_pipeline(layout="auto", compute={"module": module,
+                                                               "entry_point": k.name})  # fmt: skip
+
+
+# -- CUDA -------------------------------------------------------------------------------------
+def _nvrtc_or_skip():
+    if not nvrtc.available():
+        pytest.skip("NVRTC not found (pip install nvidia-cuda-nvrtc-cu12): CUDA not compiled")
+
+
+def _compile_chunk(ks: list[ir.Kernel]) -> str | None:
+    src = cuda.render_many(ks)
+    # -G: no device optimisation (halves the time; the front end checks everything)
+    try:
+        nvrtc.compile(src, options=(*nvrtc.DEFAULT_OPTIONS, "-w", "-G"))
+    except nvrtc.NVRTCError as e:
+        lines = src.splitlines()
+        m = re.search(r"\((\d+)\): error", e.log)
+        where = ""
+        if m:  # the kernel around the first error
+            n = int(m.group(1))
+            start = max(i for i in range(n) if i == 0 or lines[i].startswith('extern "C"'))
+            where = "\n".join(lines[start : n + 3])
+        return f"{e}\n--- around the first error ---\n{where}"
+    return None
+
+
+def test_cuda_compiles_to_ptx(kernels):
+    _nvrtc_or_skip()
+    t = time.perf_counter()
+    chunks = [kernels[i::4] for i in range(4)]
+    with ThreadPoolExecutor(2) as pool:
+        errors = [e for e in pool.map(_compile_chunk, chunks) if e]
+    TIMINGS["nvrtc"] = time.perf_counter() - t
+    if errors:
+        pytest.fail("NVRTC failed:\n" + errors[0][:20000], pytrace=False)
+    print(f"\nCUDA: {len(kernels)} kernels to PTX (NVRTC {nvrtc.version()}); {TIMINGS}")
+
+
+def test_nvrtc_reports_errors():
+    _nvrtc_or_skip()
+    with pytest.raises(nvrtc.NVRTCError, match="undefined"):
+        nvrtc.compile('extern "C" __global__ void k(float* x) { x[0] = y; }')
+    ptx = nvrtc.compile('extern "C" __global__ void k(float* x) { x[0] = 1.0f; }')
+    assert ".entry k" in ptx and "sm_90" in ptx
