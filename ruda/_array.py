@@ -208,9 +208,7 @@ class Array:
             r = self._data[key]
         except Exception as e:
             raise annotate("Array.__getitem__", e) from e
-        if type(r) is not _ndarray:
-            r = np.asarray(r)
-        return _wrap(r, self._device)
+        return _wrap(r, self._device)  # _wrap makes NumPy scalars 0-d arrays on the cpu
 
     def __setitem__(self, key: Any, value: Any, /) -> None:
         t = type(key)
