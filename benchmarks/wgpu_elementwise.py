@@ -1,0 +1,89 @@
+"""Binary elementwise f32 add on the wgpu backend beside NumPy (a smoke test on lavapipe;
+the figures that matter come from the H200 through Vulkan).
+
+    RUDA_WGPU=experimental python benchmarks/wgpu_elementwise.py [--n 16777216] [--reps 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy
+
+os.environ.setdefault("RUDA_WGPU", "experimental")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
+
+import ruda  # noqa: E402
+
+
+def gbps(n: int, seconds: float) -> float:
+    return 3 * 4 * n / seconds / 1e9  # two reads and one write of float32
+
+
+def bench_numpy(a: numpy.ndarray, b: numpy.ndarray, reps: int) -> float:
+    out = numpy.empty_like(a)
+    numpy.add(a, b, out=out)
+    times = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        numpy.add(a, b, out=out)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def bench_wgpu(x, y, reps: int, per_submit: int) -> float:
+    """Seconds per add with ``per_submit`` dispatches per submit (host waits at the end)."""
+    launcher = x.device.backend.launcher
+    out = x + y  # warm-up: compile and allocate
+    launcher.synchronize()
+    old = launcher.batch_limit
+    launcher.batch_limit = per_submit
+    try:
+        t = time.perf_counter()
+        for _ in range(reps):
+            ruda.add(x, y, out=out)
+        launcher.synchronize()
+        return (time.perf_counter() - t) / reps
+    finally:
+        launcher.batch_limit = old
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--n", type=int, default=16 * 1024 * 1024)
+    p.add_argument("--reps", type=int, default=20)
+    p.add_argument("--device", default="wgpu:0")
+    p.add_argument("--json", default="")
+    args = p.parse_args()
+    rng = numpy.random.default_rng()
+    a = rng.standard_normal(args.n, dtype=numpy.float32)
+    b = rng.standard_normal(args.n, dtype=numpy.float32)
+    dev = ruda.Device(args.device)
+    x, y = ruda.asarray(a, device=dev), ruda.asarray(b, device=dev)
+    ctx = dev.backend.launcher.ctx
+    check = numpy.asarray((x + y).to_device("cpu"))
+    assert numpy.array_equal(check, a + b), "wgpu add disagrees with NumPy"
+    results = {
+        "device": f"{dev} ({ctx.description})",
+        "n": args.n,
+        "numpy_s": bench_numpy(a, b, args.reps),
+        "wgpu_1_per_submit_s": bench_wgpu(x, y, args.reps, 1),
+        "wgpu_50_per_submit_s": bench_wgpu(x, y, args.reps, 50),
+    }
+    print(f"f32 add, n={args.n:,} on {results['device']}")
+    for k in ("numpy_s", "wgpu_1_per_submit_s", "wgpu_50_per_submit_s"):
+        s = results[k]
+        print(f"  {k[:-2]:<22} {s * 1e3:9.3f} ms   {gbps(args.n, s):8.1f} GB/s")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

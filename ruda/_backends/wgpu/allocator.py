@@ -1,0 +1,202 @@
+"""Device memory: a caching buffer pool (size classes), uploads and read-backs.
+
+Buffers hold NumPy's byte layout for the dtype, padded to 4 bytes. A ``Block`` owns one pooled
+buffer; views share the Block, and the buffer returns to the pool when the last one dies.
+Uploads use ``queue.write_buffer``; while dispatches are still unsubmitted the upload goes to a
+buffer that no pending dispatch can reference, because queue writes run before that batch.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any
+
+import numpy as np
+import wgpu
+
+_STORAGE = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
+_READBACK = wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST
+_MIN = 256
+
+
+def size_class(nbytes: int) -> int:
+    """The pooled size for a request: powers of two up to 1 MiB, then eighths of a power of two."""
+    n = max(_MIN, nbytes)
+    if n <= 1 << 20:
+        return 1 << (n - 1).bit_length()
+    step = 1 << ((n - 1).bit_length() - 3)
+    return -(-n // step) * step
+
+
+class Block:
+    """One device buffer of ``size`` bytes; back to its pool when garbage collected."""
+
+    __slots__ = ("buffer", "size", "pool", "token", "__weakref__")
+
+    def __init__(self, buffer: Any, size: int, pool: BufferPool) -> None:
+        self.buffer = buffer
+        self.size = size
+        self.pool = pool
+        # The pool holds live buffers too: a Block collected in a reference cycle must not
+        # take its buffer with it (wgpu releases a collected GPUBuffer's handle).
+        pool.serial += 1
+        self.token = pool.serial
+        pool.live[self.token] = buffer
+
+    def __del__(self) -> None:
+        pool = self.pool
+        if pool is not None:
+            try:
+                pool.release(pool.live.pop(self.token), self.size)
+            except Exception:  # interpreter shutdown
+                pass
+
+
+class BufferPool:
+    """Free device buffers by size class, up to ``limit`` cached bytes."""
+
+    def __init__(self, ctx: Any, limit: int) -> None:
+        self.ctx = ctx
+        self.limit = limit
+        self.free: dict[int, list[Any]] = {}
+        self.live: dict[int, Any] = {}  # buffers in use, by Block token
+        self.serial = 0
+        self.cached = 0
+        self.created = 0  # buffers made (tests check the pool reuses them)
+        self.reused = 0
+
+    def acquire(self, nbytes: int, fresh: bool = False) -> Block:
+        size = size_class(nbytes)
+        if not fresh:
+            stack = self.free.get(size)
+            if stack:
+                self.cached -= size
+                self.reused += 1
+                return Block(stack.pop(), size, self)
+        max_size = self.ctx.limits.get("max-buffer-size", 1 << 31)
+        if size > max_size:
+            size = (max(nbytes, _MIN) + 3) & ~3
+            if size > max_size:
+                raise MemoryError(
+                    f"ruda: {nbytes} bytes exceed the largest buffer device {self.ctx.name} "
+                    f"allows ({max_size} bytes)"
+                )
+        try:
+            buf = self.ctx.device.create_buffer(size=size, usage=_STORAGE)
+        except Exception:
+            self.trim()  # out of memory: give cached buffers back and try once more
+            buf = self.ctx.device.create_buffer(size=size, usage=_STORAGE)
+        self.created += 1
+        return Block(buf, size, self)
+
+    def release(self, buffer: Any, size: int) -> None:
+        if self.cached + size > self.limit:
+            self.ctx.launcher.forget_bind_groups()
+            return  # dropped: wgpu frees it once no submitted work uses it
+        self.free.setdefault(size, []).append(buffer)
+        self.cached += size
+
+    def trim(self) -> None:
+        """Drop every cached buffer."""
+        self.free.clear()
+        self.cached = 0
+        self.ctx.launcher.forget_bind_groups()
+
+
+class Allocator:
+    """from_host / to_host / empty for one device."""
+
+    def __init__(self, ctx: Any) -> None:
+        self.ctx = ctx
+        limit = int(os.environ.get("RUDA_WGPU_POOL_MB", "1024")) << 20
+        self.pool = BufferPool(ctx, limit)
+        self._readback: dict[int, list[Any]] = {}
+
+    # -- allocation -------------------------------------------------------------------
+    def alloc(self, nbytes: int, fresh: bool = False) -> Block:
+        return self.pool.acquire(nbytes, fresh)
+
+    def empty(self, shape: tuple[int, ...], dtype: Any) -> Any:
+        from .array import WgpuArray
+
+        npdt = np.dtype(dtype)
+        self.ctx.check_dtype(npdt, "empty")
+        shape = tuple(int(s) for s in shape)
+        n = math.prod(shape)
+        return WgpuArray.contiguous(self.ctx, self.alloc(n * npdt.itemsize), shape, npdt)
+
+    # -- host to device -------------------------------------------------------------------
+    def from_host(self, host: Any, dtype: Any = None, copy: bool | None = None) -> Any:
+        from .array import WgpuArray
+
+        if isinstance(host, WgpuArray):
+            if host.ctx is not self.ctx:
+                raise ValueError(
+                    f"ruda: array is on {host.ctx.name}, not {self.ctx.name}; "
+                    "ruda never transfers between devices silently"
+                )
+            return host if dtype is None or np.dtype(dtype) == host.dtype else host.astype(dtype)
+        a = np.asarray(host, dtype=dtype)
+        if a.dtype.kind == "c":
+            raise TypeError(f"ruda: complex dtypes are not supported on device {self.ctx.name} yet")
+        if not a.dtype.isnative:
+            a = a.astype(a.dtype.newbyteorder("="))
+        self.ctx.check_dtype(a.dtype, "asarray")
+        a = np.ascontiguousarray(a)
+        nbytes = a.nbytes
+        launcher = self.ctx.launcher
+        # Pending dispatches may still read a pooled buffer: a queue write would overtake them.
+        block = self.alloc(nbytes, fresh=launcher.pending)
+        if nbytes:
+            data = a.reshape(-1).view(np.uint8)
+            if nbytes % 4:
+                data = np.concatenate([data, np.zeros(4 - nbytes % 4, np.uint8)])
+            self.ctx.queue.write_buffer(block.buffer, 0, data)
+        return WgpuArray.contiguous(self.ctx, block, a.shape, a.dtype)
+
+    # -- device to host -------------------------------------------------------------------
+    def to_host(self, native: Any) -> np.ndarray:
+        """A NumPy copy of ``native`` (the host waits for the work queued before it)."""
+        x = native
+        if x.size == 0:
+            return np.empty(x.shape, x.dtype)
+        isz = x.dtype.itemsize
+        lo = hi = x.offset
+        for n, s in zip(x.shape, x._strides, strict=True):
+            if s < 0:
+                lo += (n - 1) * s * isz
+            else:
+                hi += (n - 1) * s * isz
+        hi += isz
+        lo4, hi4 = lo & ~3, (hi + 3) & ~3
+        size = hi4 - lo4
+        raw = self.read_bytes(x.block.buffer, lo4, size)
+        base = np.frombuffer(raw, dtype=np.uint8)
+        start = x.offset - lo4
+        strides = tuple(s * isz for s in x._strides)
+        view = _strided_view(base, start, x.shape, strides, x.dtype)
+        return np.array(view, copy=True)
+
+    def read_bytes(self, buffer: Any, offset: int, size: int) -> memoryview:
+        """``size`` bytes of ``buffer`` at ``offset`` (multiples of 4), after all queued work."""
+        launcher = self.ctx.launcher
+        sc = size_class(size)
+        stack = self._readback.get(sc)
+        staging = stack.pop() if stack else self.ctx.device.create_buffer(size=sc, usage=_READBACK)
+        enc = launcher.encoder_for_copy()
+        enc.copy_buffer_to_buffer(buffer, offset, staging, 0, size)
+        launcher.flush()
+        staging.map_sync(wgpu.MapMode.READ, 0, size)
+        try:
+            data = staging.read_mapped(0, size, copy=True)
+        finally:
+            staging.unmap()
+        self._readback.setdefault(sc, []).append(staging)
+        return data
+
+
+def _strided_view(base: np.ndarray, start: int, shape: tuple, strides: tuple, dtype: np.dtype):
+    """A NumPy view of raw bytes at ``start`` with byte ``strides`` (negative ones allowed)."""
+    elem = base[start : start + dtype.itemsize].view(dtype)  # anchors the view at the first element
+    return np.lib.stride_tricks.as_strided(elem, shape=shape, strides=strides)

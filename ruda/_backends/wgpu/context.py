@@ -1,0 +1,141 @@
+"""Adapters and per-device state: ``wgpu:N`` is the N-th adapter, GPUs first.
+
+A ``Context`` holds one adapter's GPUDevice and queue plus the allocator, compiler and
+launcher that serve it; it is created on first use and lives as long as the process.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+# Adapter kinds in the order devices are numbered (GPUs first, software rasterisers last).
+_TYPE_ORDER = {"DiscreteGPU": 0, "IntegratedGPU": 1, "VirtualGPU": 2, "CPU": 3, "Unknown": 4}
+_BACKEND_ORDER = {"Vulkan": 0, "Metal": 0, "D3D12": 1, "OpenGL": 2}
+# The features a kernel may need, requested whenever the adapter has them.
+WANTED = ("shader-f16", "shader-f64", "shader-int64", "subgroup", "timestamp-query")
+# Storage dtypes and the adapter feature each one needs ("" = none).
+DTYPE_FEATURE = {
+    "bool": "", "int8": "", "int16": "", "int32": "", "uint8": "", "uint16": "", "uint32": "",
+    "float32": "", "float16": "shader-f16", "float64": "shader-f64",
+    "int64": "shader-int64", "uint64": "shader-int64",
+}  # fmt: skip
+
+
+class FeatureError(TypeError):
+    """A kernel or dtype needs an adapter feature this device lacks."""
+
+
+@lru_cache(maxsize=1)
+def adapters() -> tuple[Any, ...]:
+    """Every adapter wgpu sees, GPUs first (stable within a kind)."""
+    import wgpu
+
+    # wgpu's Wayland probe prints noise without a runtime dir; it is irrelevant for compute.
+    os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
+    found = list(wgpu.gpu.enumerate_adapters_sync())
+
+    def key(a: Any) -> tuple[int, int]:
+        info = a.info
+        return (
+            _TYPE_ORDER.get(info.get("adapter_type", "Unknown"), 4),
+            _BACKEND_ORDER.get(info.get("backend_type", ""), 3),
+        )
+
+    return tuple(sorted(found, key=key))
+
+
+class Context:
+    """One adapter's device, queue, allocator, compiler and launcher."""
+
+    def __init__(self, index: int, adapter: Any) -> None:
+        from .allocator import Allocator
+        from .compiler import Compiler
+        from .launcher import Launcher
+
+        self.index = index
+        self.name = f"wgpu:{index}"
+        self.adapter = adapter
+        info = adapter.info
+        self.description = f"{info.get('device', '?')} via {info.get('backend_type', '?')}"
+        have = set(adapter.features)
+        self.features = frozenset(f for f in WANTED if f in have)
+        lim = adapter.limits
+        self.limits = {
+            k: lim[k]
+            for k in (
+                "max-storage-buffer-binding-size",
+                "max-buffer-size",
+                "max-compute-workgroups-per-dimension",
+                "max-storage-buffers-per-shader-stage",
+                "min-storage-buffer-offset-alignment",
+                "min-uniform-buffer-offset-alignment",
+                "max-uniform-buffer-binding-size",
+                "max-compute-invocations-per-workgroup",
+            )  # fmt: skip
+            if k in lim
+        }
+        self.device = adapter.request_device_sync(
+            required_features=sorted(self.features), required_limits=dict(self.limits)
+        )
+        self.queue = self.device.queue
+        self.max_binding = self.limits.get("max-storage-buffer-binding-size", 1 << 27)
+        self.storage_align = self.limits.get("min-storage-buffer-offset-alignment", 256)
+        self.uniform_align = self.limits.get("min-uniform-buffer-offset-alignment", 256)
+        self.max_groups = self.limits.get("max-compute-workgroups-per-dimension", 65535)
+        self.lock = threading.RLock()
+        self.allocator = Allocator(self)
+        self.compiler = Compiler(self)
+        self.launcher = Launcher(self)
+
+    def __repr__(self) -> str:
+        return f"<wgpu context {self.name}: {self.description}>"
+
+    def missing_feature(self, npdt: np.dtype) -> str | None:
+        """The adapter feature dtype ``npdt`` needs and this device lacks (or "unsupported")."""
+        need = DTYPE_FEATURE.get(np.dtype(npdt).name)
+        if need is None:
+            return "unsupported"
+        return need if need and need not in self.features else None
+
+    def check_dtype(self, npdt: Any, fname: str) -> None:
+        """FeatureError (a TypeError) naming device and feature when ``npdt`` cannot live here."""
+        miss = self.missing_feature(npdt)
+        if miss is None:
+            return
+        d = np.dtype(npdt)
+        if miss == "unsupported":
+            raise FeatureError(
+                f"ruda.{fname}: dtype {d} is not supported on device {self.name} "
+                f"({self.description}) yet"
+            )
+        raise FeatureError(
+            f"ruda.{fname}: dtype {d} needs the adapter feature {miss!r}, which device "
+            f"{self.name} ({self.description}) lacks"
+        )
+
+
+_CONTEXTS: dict[int, Context] = {}
+_CTX_LOCK = threading.Lock()
+
+
+def context(index: int) -> Context:
+    """The context of ``wgpu:index`` (created on first use)."""
+    ctx = _CONTEXTS.get(index)
+    if ctx is not None:
+        return ctx
+    with _CTX_LOCK:
+        ctx = _CONTEXTS.get(index)
+        if ctx is None:
+            found = adapters()
+            if not 0 <= index < len(found):
+                raise ValueError(
+                    f"ruda: device wgpu:{index} does not exist; this machine has "
+                    f"{len(found)} WebGPU adapter(s) (wgpu:0..wgpu:{len(found) - 1})"
+                )
+            ctx = _CONTEXTS[index] = Context(index, found[index])
+    return ctx

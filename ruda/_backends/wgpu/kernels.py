@@ -1,0 +1,96 @@
+"""The backend's own small kernels, built from IR nodes: cast/copy, word fill and arange.
+
+Same conventions as ``ruda._kernels.elementwise``: ``ndim=None`` is the contiguous layout, an
+int the strided layout of that rank (shape, strides and offsets in elements as parameters).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from ..._kernels import ir
+
+WORKGROUP = 256
+
+
+def _flat() -> ir.Expr:
+    # A 2-D grid: WebGPU caps each dispatch dimension at 65535 workgroups.
+    return ir.Builtin("gid", 0) + ir.Builtin("gid", 1) * (ir.Builtin("nwg", 0) * WORKGROUP)
+
+
+def _index(i: ir.Expr, shape: list[ir.Expr], strides: list[ir.Expr], offset: ir.Expr) -> ir.Expr:
+    """Element offset of flat (C-order) index ``i`` in a strided operand (signed strides)."""
+    off: ir.Expr = ir.cast(offset, ir.I32)
+    rem: ir.Expr = i
+    for d in reversed(range(len(shape))):
+        coord = rem % shape[d] if d else rem
+        if d:
+            rem = rem / shape[d]
+        off = off + ir.cast(coord, ir.I32) * strides[d]
+    return ir.cast(off, ir.U32)
+
+
+def _head(n: ir.Param) -> tuple[ir.Var, list[Any]]:
+    i = ir.Var("i", ir.U32)
+    return i, [ir.Let(i, _flat()), ir.If(i >= n.var, (ir.Return(),))]
+
+
+@cache
+def cast(in_t: ir.Type, out_t: ir.Type, ndim: int | None) -> ir.Kernel:
+    """``dst = dst_type(src)`` elementwise (a copy when the types agree), NumPy's conversions."""
+    src = ir.Buffer("src", in_t, 0)
+    dst = ir.Buffer("dst", out_t, 1, "read_write")
+    n = ir.Param("n", ir.U32)
+    params = [n]
+    i, body = _head(n)
+    if ndim is None:
+        load, at = src[i], i
+    else:
+        shape = [ir.Param(f"s{d}", ir.U32) for d in range(ndim)]
+        st_in = [ir.Param(f"st0_{d}", ir.I32) for d in range(ndim)]
+        st_out = [ir.Param(f"sto_{d}", ir.I32) for d in range(ndim)]
+        off_in, off_out = ir.Param("off0", ir.U32), ir.Param("offo", ir.U32)
+        params += [*shape, *st_in, off_in, *st_out, off_out]
+        sv = [s.var for s in shape]
+        load = src[_index(i, sv, [s.var for s in st_in], off_in.var)]
+        at = _index(i, sv, [s.var for s in st_out], off_out.var)
+    if out_t is ir.BOOL and in_t is not ir.BOOL:
+        value: ir.Expr = load.ne(0)  # NumPy: nonzero (NaN included) is True
+    else:
+        value = ir.cast(load, out_t)
+    body.append(ir.store(dst, at, value))
+    tag = "c" if ndim is None else str(ndim)
+    return ir.Kernel(
+        name=f"cast_{in_t.name}_{out_t.name}_{tag}",
+        buffers=(src, dst),
+        params=tuple(params),
+        body=tuple(body),
+        workgroup=(WORKGROUP, 1, 1),
+    )
+
+
+@cache
+def fill_words() -> ir.Kernel:
+    """``dst[i] = lo`` for even ``i``, ``hi`` for odd: any dtype's bytes, repeated, as u32 words."""
+    dst = ir.Buffer("dst", ir.U32, 0, "read_write")
+    n, lo, hi = ir.Param("n", ir.U32), ir.Param("lo", ir.U32), ir.Param("hi", ir.U32)
+    i, body = _head(n)
+    body.append(ir.store(dst, i, ir.select((i & 1).eq(1), hi.var, lo.var)))
+    return ir.Kernel(
+        name="fill_words", buffers=(dst,), params=(n, lo, hi), body=tuple(body),
+        workgroup=(WORKGROUP, 1, 1),
+    )  # fmt: skip
+
+
+@cache
+def arange(t: ir.Type) -> ir.Kernel:
+    """``dst[i] = start + t(i) * step`` (in ``t``: a 32- or 64-bit type)."""
+    dst = ir.Buffer("dst", t, 0, "read_write")
+    n, start, step = ir.Param("n", ir.U32), ir.Param("start", t), ir.Param("step", t)
+    i, body = _head(n)
+    body.append(ir.store(dst, i, start.var + ir.cast(i, t) * step.var))
+    return ir.Kernel(
+        name=f"arange_{t.name}", buffers=(dst,), params=(n, start, step), body=tuple(body),
+        workgroup=(WORKGROUP, 1, 1),
+    )  # fmt: skip

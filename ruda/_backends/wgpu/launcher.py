@@ -1,0 +1,136 @@
+"""Dispatches recorded into one command encoder and submitted in batches.
+
+Each launch packs its parameters into a slot of a host-side uniform block and binds the
+device uniform buffer at that slot (a dynamic offset, so bind groups are reusable). The
+block is written and the encoder submitted together: on ``flush()`` (a host read, an explicit
+call), when ``batch_limit`` dispatches are waiting, or when the block is full. Queue writes run
+in queue order, so one uniform buffer serves every batch.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import wgpu
+
+_UNIFORM = wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
+
+
+class Launcher:
+    """Program + bindings + parameters -> a dispatch in the current batch."""
+
+    def __init__(self, ctx: Any) -> None:
+        self.ctx = ctx
+        self.batch_limit = int(os.environ.get("RUDA_WGPU_BATCH", "64"))
+        self.slot = ctx.uniform_align
+        self.capacity = max(self.batch_limit, 1) * max(self.slot, 256)
+        self.uniform = ctx.device.create_buffer(size=self.capacity, usage=_UNIFORM)
+        self.block = bytearray(self.capacity)
+        self.used = 0
+        self.encoder: Any = None
+        self.cpass: Any = None
+        self.count = 0  # dispatches in the current batch
+        self.copies = 0  # copies in the current batch
+        self.submits = 0  # statistics: batches submitted, dispatches recorded
+        self.dispatches = 0
+        self._groups: dict[tuple, Any] = {}
+
+    @property
+    def pending(self) -> bool:
+        """True while recorded work waits to be submitted."""
+        return self.encoder is not None
+
+    # -- recording ----------------------------------------------------------------------
+    def launch(
+        self, program: Any, bindings: list[tuple[Any, int, int]], params: dict[str, Any], n: int
+    ) -> None:
+        """Queue ``program`` over ``n`` elements; ``bindings``: (buffer, offset, size) each."""
+        data = program.pack(params)
+        size = len(data)
+        if self.count >= self.batch_limit or self.used + size > self.capacity:
+            self.flush()
+        off = self.used
+        if size:
+            self.block[off : off + size] = data
+            self.used = off + -(-size // self.slot) * self.slot
+        group = self._bind_group(program, bindings)
+        cpass = self.cpass
+        if cpass is None:
+            if self.encoder is None:
+                self.encoder = self.ctx.device.create_command_encoder()
+            cpass = self.cpass = self.encoder.begin_compute_pass()
+        cpass.set_pipeline(program.pipeline)
+        cpass.set_bind_group(0, group, [off] if size else [])
+        gx, gy = self.grid(program, n)
+        cpass.dispatch_workgroups(gx, gy, 1)
+        self.count += 1
+        self.dispatches += 1
+
+    def grid(self, program: Any, n: int) -> tuple[int, int]:
+        """Workgroups along x and y for ``n`` elements (y only past the per-dimension cap)."""
+        threads = -(-n // program.items_per_thread)
+        groups = max(1, -(-threads // program.workgroup))
+        cap = self.ctx.max_groups
+        if groups <= cap:
+            return groups, 1
+        gy = -(-groups // cap)
+        if gy > cap:
+            raise ValueError(f"{n} elements exceed one dispatch on {self.ctx.name}")
+        return cap, gy
+
+    def _bind_group(self, program: Any, bindings: list[tuple[Any, int, int]]) -> Any:
+        key = (id(program), *((b.uid, o, s) for b, o, s in bindings))
+        group = self._groups.get(key)
+        if group is None:
+            entries = [
+                {"binding": k, "resource": {"buffer": b, "offset": o, "size": s}}
+                for k, (b, o, s) in enumerate(bindings)
+            ]
+            if program.param_size:
+                entries.append({
+                    "binding": program.uniform_binding,
+                    "resource": {"buffer": self.uniform, "offset": 0, "size": program.param_size},
+                })  # fmt: skip
+            group = self.ctx.device.create_bind_group(layout=program.layout, entries=entries)
+            if len(self._groups) > 4096:
+                self._groups.clear()
+            self._groups[key] = group
+        return group
+
+    def forget_bind_groups(self) -> None:
+        """Drop cached bind groups (they keep their buffers alive)."""
+        self._groups.clear()
+
+    def encoder_for_copy(self) -> Any:
+        """The batch's encoder, outside any compute pass, for a copy recorded in order."""
+        if self.cpass is not None:
+            self.cpass.end()
+            self.cpass = None
+        if self.encoder is None:
+            self.encoder = self.ctx.device.create_command_encoder()
+        self.copies += 1
+        return self.encoder
+
+    # -- submitting -----------------------------------------------------------------------
+    def flush(self) -> None:
+        """Submit everything recorded so far (the uniform block first, in queue order)."""
+        if self.encoder is None:
+            return
+        encoder, cpass, used = self.encoder, self.cpass, self.used
+        # Reset first: an invalid command must not poison every later batch.
+        self.encoder, self.cpass, self.used, self.count, self.copies = None, None, 0, 0, 0
+        if cpass is not None:
+            cpass.end()
+        if used:
+            self.ctx.queue.write_buffer(self.uniform, 0, memoryview(self.block)[:used])
+        self.ctx.queue.submit([encoder.finish()])
+        self.submits += 1
+
+    def synchronize(self) -> None:
+        """Submit and wait until the device has finished all of it."""
+        # A 4-byte read-back waits for everything before it (on_submitted_work_done_sync is
+        # broken in wgpu-py 0.32 with its bundled wgpu-native).
+        if getattr(self, "_fence", None) is None:
+            self._fence = self.ctx.allocator.alloc(4)
+        self.ctx.allocator.read_bytes(self._fence.buffer, 0, 4)

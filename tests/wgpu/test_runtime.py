@@ -1,0 +1,363 @@
+"""The WebGPU runtime: arrays and views, allocator and pool, compiler cache, launcher batching,
+creation and casts, in-place operators, and the errors it raises."""
+
+from __future__ import annotations
+
+import numpy
+import pytest
+
+import ruda
+from ruda._array import _wrap
+from tests.helpers import assert_close
+
+NARROW = ["uint8", "int8", "int16", "uint16", "bool", "float16"]
+
+
+def put(a, dev):
+    return ruda.asarray(a, device=dev)
+
+
+def host(x) -> numpy.ndarray:
+    return numpy.asarray(x.to_device("cpu"))
+
+
+# -- registration ---------------------------------------------------------------------------
+def test_disabled_without_the_environment_variable(monkeypatch) -> None:
+    from ruda._backends import probe
+
+    monkeypatch.delenv("RUDA_WGPU", raising=False)
+    reason = probe("wgpu")
+    assert reason is not None
+    if "adapter" not in reason and "wgpu-py" not in reason:
+        assert "experimental" in reason and "RUDA_WGPU=experimental" in reason
+
+
+def test_devices_one_per_adapter(wdev) -> None:
+    from ruda._backends.wgpu.context import adapters, context
+
+    found = adapters()
+    types = [a.info["adapter_type"] for a in found]
+    gpu_first = sorted(types, key=lambda t: t not in ("DiscreteGPU", "IntegratedGPU"))
+    assert types == gpu_first
+    assert context(0).name == "wgpu:0"
+    with pytest.raises(ValueError, match="does not exist"):
+        context(len(found))
+
+
+def test_unimplemented_ops_say_so(wdev, rng) -> None:
+    x = put(rng.standard_normal(8).astype("float32"), wdev)
+    with pytest.raises(NotImplementedError, match="sum"):
+        ruda.sum(x)
+
+
+# -- arrays and round trips -------------------------------------------------------------------
+@pytest.mark.parametrize("n", [0, 1, 3, 5, 7, 1023, 4099])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "uint64", *NARROW])
+def test_roundtrip_odd_sizes(n: int, dtype: str, wdev, rng) -> None:
+    a = (rng.standard_normal(n) * 100).astype(dtype)
+    x = put(a, wdev)
+    assert x.device == wdev and x.dtype == ruda.dtype(dtype) and x.shape == (n,)
+    numpy.testing.assert_array_equal(host(x), a)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", *NARROW])
+def test_views_share_the_buffer_and_read_back(dtype: str, wdev, rng) -> None:
+    a = (rng.standard_normal((6, 9)) * 100).astype(dtype)
+    d = put(a, wdev)._data
+    for key in [(slice(1, 5), slice(None, None, 2)), (3,), (slice(None, None, -1), 4),
+                (Ellipsis, None, slice(2, 3)), (2, 7), (slice(3, 3),)]:  # fmt: skip
+        v = d[key]
+        assert v.block is d.block
+        e = a[key]
+        assert v.shape == e.shape and v.ndim == e.ndim and v.size == e.size
+        assert v.strides == e.strides and v.itemsize == e.itemsize and v.nbytes == e.nbytes
+        numpy.testing.assert_array_equal(v.to_host(), e)
+    t = d.T
+    assert t.strides == a.T.strides
+    numpy.testing.assert_array_equal(t.to_host(), a.T)
+    r = d[1:3].reshape(9, 2)
+    assert r.block is d.block
+    numpy.testing.assert_array_equal(r.to_host(), a[1:3].reshape(9, 2))
+    numpy.testing.assert_array_equal(d.T.reshape(-1).to_host(), a.T.reshape(-1))
+    with pytest.raises(IndexError):
+        d[6]
+    with pytest.raises(IndexError):
+        d[1, 2, 3]
+
+
+def test_attributes_like_numpy(wdev, rng) -> None:
+    a = rng.standard_normal((3, 4, 5)).astype("float32")
+    d = put(a, wdev)._data
+    for attr in ("shape", "ndim", "size", "itemsize", "nbytes", "strides"):
+        assert getattr(d, attr) == getattr(a, attr), attr
+    assert d.dtype == a.dtype and isinstance(d.dtype, numpy.dtype)
+    x = put(a, wdev)
+    assert x.T.shape == (5, 4, 3)
+    numpy.testing.assert_array_equal(host(x.T), a.T)
+
+
+def test_ruda_slicing_gives_views(wdev, rng) -> None:
+    """x[1:5] on a wgpu array is a view sharing the buffer (needs Array.__getitem__ not to
+    call numpy.asarray on a non-cpu result)."""
+    a = rng.standard_normal(10).astype("float32")
+    x = put(a, wdev)
+    v = x[2:8]
+    v += 1
+    a[2:8] += 1
+    numpy.testing.assert_allclose(host(x), a)
+
+
+# -- creation, casts, copies ----------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "uint8", "bool",
+                                   "float16", "int16"])  # fmt: skip
+def test_full_zeros_ones(dtype: str, wdev) -> None:
+    for fn, val in ((ruda.zeros, 0), (ruda.ones, 1)):
+        x = fn((3, 5), dtype=dtype, device=wdev)
+        numpy.testing.assert_array_equal(host(x), numpy.full((3, 5), val, dtype))
+    v = True if dtype == "bool" else 7
+    x = ruda.full((7,), v, dtype=dtype, device=wdev)
+    numpy.testing.assert_array_equal(host(x), numpy.full(7, v, dtype))
+    assert ruda.empty((2, 3), dtype=dtype, device=wdev).shape == (2, 3)
+
+
+@pytest.mark.parametrize("args,dtype", [((10,), None), ((2, 30, 3), "int32"), ((0, 1, 0.1), None),
+                                        ((5, -5, -2), "int64"), ((1.5, 4.0, 0.25), "float32"),
+                                        ((0, 300, 7), "int16"), ((0, 40), "uint8")])  # fmt: skip
+def test_arange(args, dtype, wdev) -> None:
+    x = ruda.arange(*args, dtype=dtype, device=wdev)
+    e = numpy.arange(*args, dtype=dtype)
+    if e.dtype.kind == "f":
+        assert_close(x, e, device=wdev)
+    else:
+        numpy.testing.assert_array_equal(host(x), e)
+        assert host(x).dtype == e.dtype
+
+
+@pytest.mark.parametrize(
+    "src", ["float32", "float64", "int32", "int64", "uint8", "bool", "float16"]
+)
+@pytest.mark.parametrize(
+    "dst", ["float32", "float64", "int32", "int64", "uint8", "bool", "float16"]
+)
+def test_astype(src: str, dst: str, wdev, rng) -> None:
+    a = numpy.concatenate([rng.standard_normal(61) * 50, [0.0, -0.0, 1.0, -1.0, 0.5]])
+    if numpy.dtype(src).kind in "ui" or numpy.dtype(dst).kind in "ui":
+        a = numpy.abs(a) % 100  # conversions that overflow are undefined in C and WGSL alike
+    a = a.astype(src)
+    e = a.astype(dst)
+    x = put(a, wdev)
+    got = ruda.astype(x, dst)
+    assert got.dtype == ruda.dtype(dst)
+    numpy.testing.assert_array_equal(host(got), e)
+    s = put(a.reshape(6, 11), wdev)._data.T[::2]  # strided source
+    numpy.testing.assert_array_equal(
+        _wrap(s.astype(dst), wdev).to_device("cpu").__array__(), a.reshape(6, 11).T[::2].astype(dst)
+    )
+
+
+def test_copy_is_independent(wdev, rng) -> None:
+    a = rng.standard_normal(33).astype("float32")
+    x = put(a, wdev)
+    y = ruda.asarray(x, copy=True)
+    assert y._data.block is not x._data.block
+    y += 1
+    numpy.testing.assert_array_equal(host(x), a)
+    assert_close(y, a + 1, device=wdev)
+
+
+# -- in-place operators --------------------------------------------------------------------------
+def test_inplace_operators(wdev, rng) -> None:
+    a = rng.standard_normal((8, 6)).astype("float32")
+    b = rng.standard_normal((8, 6)).astype("float32")
+    x, y = put(a, wdev), put(b, wdev)
+    buf = x._data.block
+    x += y
+    x *= 2
+    x -= 0.5
+    a = (a + b) * 2 - 0.5
+    assert x._data.block is buf
+    assert_close(x, a, device=wdev)
+    i = put(numpy.arange(10, dtype="int32"), wdev)
+    with pytest.raises(TypeError, match="same_kind"):
+        i += 1.5  # NumPy refuses float64 into int32 in place
+
+
+def test_inplace_through_views(wdev, rng) -> None:
+    from ruda._backends.wgpu.ops import apply
+    from ruda._ops import OPS
+
+    a = rng.standard_normal((8, 6)).astype("float32")
+    d = put(a, wdev)._data
+    v = d[1:7:2, ::-2]
+    apply(OPS["add"], (v, 10.0), out=v)
+    a[1:7:2, ::-2] += 10.0
+    numpy.testing.assert_allclose(d.to_host(), a, rtol=1e-6)
+    # overlapping source and destination: NumPy's result, as if through a copy
+    w = d[1:]
+    apply(OPS["add"], (w, d[:-1]), out=w)
+    a[1:] += a[:-1].copy()
+    numpy.testing.assert_allclose(d.to_host(), a, rtol=1e-6)
+    # broadcast into a view, setitem
+    d[2] = 3.0
+    a[2] = 3.0
+    d[:, 1] = d[:, 0]
+    a[:, 1] = a[:, 0]
+    numpy.testing.assert_allclose(d.to_host(), a, rtol=1e-6)
+
+
+# -- allocator and pool ---------------------------------------------------------------------------
+def test_pool_reuses_buffers(ctx, wdev, rng) -> None:
+    pool = ctx.allocator.pool
+    a = rng.standard_normal(1000).astype("float32")
+    x = put(a, wdev)
+    for _ in range(3):  # warm the size classes used below
+        y = (x + 1) * 2
+    del y
+    created = pool.created
+    for _ in range(50):
+        y = (x + 1) * 2
+    assert pool.created == created, "temporaries should come from the pool"
+    assert pool.reused > 0
+    assert_close(y, (a + 1) * 2, device=wdev)
+
+
+def test_size_classes() -> None:
+    from ruda._backends.wgpu.allocator import size_class
+
+    assert size_class(1) == 256 and size_class(257) == 512 and size_class(1 << 20) == 1 << 20
+    for n in (1_000_001, 3 << 20, 67_108_864 + 1):
+        s = size_class(n)
+        assert n <= s <= n * 1.25 and s % 4 == 0
+
+
+# -- compiler ------------------------------------------------------------------------------------
+def test_pipelines_are_cached(ctx, wdev, rng) -> None:
+    comp = ctx.compiler
+    x = put(rng.standard_normal((4, 5)).astype("float32"), wdev)
+    y = put(rng.standard_normal((5, 4)).astype("float32"), wdev)
+    half = _wrap(x._data[::2], wdev)  # a strided view (native slicing)
+    (x + x, x.T + y, half * 3.0)
+    n = comp.compiled
+    for _ in range(5):
+        (x + x, x.T + y, half * 3.0)
+    z = put(rng.standard_normal((7, 3)).astype("float32"), wdev)
+    z.T + z.T  # another shape of a rank seen before: the same strided program
+    assert comp.compiled == n
+
+
+def test_param_struct_layout() -> None:
+    from ruda._backends.wgpu.compiler import param_struct
+    from ruda._kernels import ir
+
+    ps = (ir.Param("a", ir.U32), ir.Param("b", ir.F64), ir.Param("c", ir.F16),
+          ir.Param("d", ir.I64), ir.Param("e", ir.I32))  # fmt: skip
+    st, size = param_struct(ps)
+    assert size == 48 and st.size == 48  # a@0 b@8 c@16 d@24 e@32, rounded to 16
+    raw = st.pack(1, 2.0, 3.0, -4, 5)
+    assert numpy.frombuffer(raw[8:16], "<f8")[0] == 2.0
+    assert numpy.frombuffer(raw[16:18], "<f2")[0] == 3.0
+    assert numpy.frombuffer(raw[24:32], "<i8")[0] == -4
+    assert numpy.frombuffer(raw[32:36], "<i4")[0] == 5
+    st, size = param_struct((ir.Param("n", ir.U32),))
+    assert size == 16
+
+
+# -- launcher ------------------------------------------------------------------------------------
+def test_batching_many_dispatches_one_read(ctx, wdev, rng) -> None:
+    launcher = ctx.launcher
+    a = rng.standard_normal(4097).astype("float32")
+    x = put(a, wdev)
+    launcher.flush()
+    submits = launcher.submits
+    y = x
+    e = a.copy()
+    for k in range(40):
+        y = y * 1.01 + 0.5 if k % 2 else y - 0.25
+        e = e * numpy.float32(1.01) + numpy.float32(0.5) if k % 2 else e - numpy.float32(0.25)
+    assert launcher.submits == submits, "nothing is submitted before the host reads"
+    out = host(y)
+    assert launcher.submits == submits + 1
+    numpy.testing.assert_allclose(out, e, rtol=1e-4)
+
+
+def test_batch_limit_flushes(ctx, wdev, rng) -> None:
+    launcher = ctx.launcher
+    x = put(rng.standard_normal(64).astype("float32"), wdev)
+    launcher.flush()
+    before = launcher.submits
+    y = x
+    for _ in range(launcher.batch_limit * 2 + 3):
+        y = y + 1.0
+    assert launcher.submits - before == 2
+    assert_close(y, host(x) + numpy.float32(launcher.batch_limit * 2 + 3), device=wdev)
+
+
+def test_two_dimensional_grid(ctx, wdev) -> None:
+    from ruda._backends.wgpu.compiler import Program  # noqa: F401
+
+    class P:
+        items_per_thread, workgroup = 1, 256
+
+    assert ctx.launcher.grid(P, 256 * 65535) == (65535, 1)
+    assert ctx.launcher.grid(P, 256 * 65535 + 1) == (65535, 2)
+    n = 256 * 65535 + 300  # past the per-dimension cap: the y dimension is used
+    x = ruda.full((n,), 2.0, dtype="float32", device=wdev)
+    y = x + x
+    h = host(y)
+    assert h.shape == (n,) and (h == 4.0).all()
+
+
+# -- errors ----------------------------------------------------------------------------------------
+def test_missing_feature_errors(ctx, wdev, monkeypatch) -> None:
+    from ruda._backends.wgpu.context import FeatureError
+    from ruda._kernels import ir
+
+    monkeypatch.setattr(ctx, "features", frozenset(ctx.features - {"shader-f64"}))
+    with pytest.raises(TypeError, match=r"wgpu:0.*|shader-f64") as info:
+        ruda.asarray(numpy.ones(3), device=wdev)
+    assert "shader-f64" in str(info.value) and "wgpu:0" in str(info.value)
+    dts = ruda.__array_namespace_info__().dtypes(device=wdev)
+    assert "float64" not in dts and "float32" in dts
+    x = ruda.asarray(numpy.ones(3, "float32"), device=wdev)
+    with pytest.raises(TypeError, match="shader-f64"):
+        ruda.astype(x, ruda.float64)
+    k = ir.Kernel(
+        "needs_f64", (ir.Buffer("o", ir.F64, 0, "read_write"),), (), (), features=frozenset({"f64"})
+    )
+    with pytest.raises(FeatureError, match="needs_f64.*shader-f64.*wgpu:0"):
+        ctx.compiler.program(k)
+
+
+def test_complex_is_refused_clearly(wdev) -> None:
+    with pytest.raises(TypeError, match="complex"):
+        ruda.asarray(numpy.ones(3, complex), device=wdev)
+
+
+def test_cross_device_mixing(wdev, rng) -> None:
+    a = rng.standard_normal(5).astype("float32")
+    x, c = put(a, wdev), put(a, "cpu")
+    with pytest.raises(ValueError, match="different devices"):
+        x + c
+    with pytest.raises(TypeError, match="host data"):
+        x + a
+    from ruda._backends.wgpu.context import adapters
+
+    if len(adapters()) > 1:
+        other = ruda.Device("wgpu:1")
+        try:
+            y = put(a, other)
+        except Exception as e:  # an adapter that cannot create a device here
+            pytest.skip(f"wgpu:1 unusable: {e}")
+        with pytest.raises(ValueError, match="wgpu:0.*wgpu:1|wgpu:1.*wgpu:0"):
+            x + y
+        from ruda._backends.wgpu.ops import apply
+        from ruda._ops import OPS
+
+        with pytest.raises(ValueError, match="different devices"):
+            apply(OPS["add"], (x._data, y._data))
+
+
+def test_no_implicit_host_copy(wdev) -> None:
+    x = put(numpy.ones(3, "float32"), wdev)
+    with pytest.raises(TypeError, match="to_device"):
+        numpy.asarray(x)
