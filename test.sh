@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 bash scripts/setup.sh
+bash scripts/install_test_deps.sh
+export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp/ruda-xdg}
 .venv/bin/python -m ruff check ruda tests benchmarks conformance
 .venv/bin/python -m pytest tests -q -p no:cacheprovider "$@"
 if [ "${RUDA_CONFORMANCE:-0}" = "1" ]; then
