@@ -15,7 +15,7 @@ class Op:
     arity: int  # 1, 2 (elementwise) or 1 with ``reduce``/``scan`` kind
     category: str  # input dtypes, in the standard's words
     numpy: str  # the NumPy reference
-    expr: str = ""  # expression over a, b in Python syntax, lowered to kernel IR ("" = library call)
+    expr: str = ""  # over a, b in Python syntax, lowered to kernel IR ("" = a library call)
     kind: str = "elementwise"  # "elementwise" | "reduction" | "scan"
     result: str = "same"  # "same" | "bool" | "real" (abs/real/imag of complex)
     dunder: str = ""  # array method name without underscores (add -> __add__)
