@@ -4,11 +4,15 @@
 # the suite is not reachable by its public URL) to run the standard's conformance suite too.
 set -euo pipefail
 cd "$(dirname "$0")"
-bash scripts/setup.sh
+RUDA_EXTRAS=${RUDA_EXTRAS:-test,mpi} bash scripts/setup.sh
 bash scripts/install_test_deps.sh
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp/ruda-xdg}
 .venv/bin/python -m ruff check ruda tests benchmarks conformance
 .venv/bin/python -m pytest tests -q -p no:cacheprovider "$@"
+# The collectives again, as 2 and 4 MPI ranks (the mpich wheel's mpiexec, from the `mpi` extra).
+for n in 2 4; do
+  .venv/bin/mpiexec -n "$n" .venv/bin/python -m pytest tests/distributed -q -p no:cacheprovider
+done
 if [ "${RUDA_CONFORMANCE:-0}" = "1" ]; then
   .venv/bin/python conformance/run.py --device "${RUDA_DEVICE:-cpu}" --max-examples "${RUDA_CONFORMANCE_EXAMPLES:-200}"
 fi
