@@ -16,6 +16,7 @@ from . import (
     _data_type,
     _elementwise,
     _indexing,
+    _interop,
     _io,
     _linear_algebra,
     _manipulation,
@@ -75,6 +76,7 @@ _CHAPTERS = (
     _linear_algebra,
     _numpy_compat,
     _io,
+    _interop,
 )
 for _mod in _CHAPTERS:
     for _name in _mod.__all__:

@@ -124,14 +124,24 @@ class Array:
             if copy is not None:
                 kw["copy"] = copy
             return self._data.__dlpack__(**kw)
-        return self._device.backend.dlpack(
+        backend = self._device.backend
+        if not hasattr(backend, "dlpack"):  # the standard's error for "cannot export"
+            raise BufferError(
+                f"ruda.Array.__dlpack__: arrays on {self._device} cannot be exported through "
+                "DLPack yet; copy with x.to_device('cpu') first"
+            )
+        return backend.dlpack(
             self._data, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy
         )
 
     def __dlpack_device__(self, /) -> tuple[Any, int]:
         if self._device is CPU:
             return self._data.__dlpack_device__()
-        return self._device.backend.dlpack_device(self._data)
+        backend = self._device.backend
+        if hasattr(backend, "dlpack_device"):
+            return backend.dlpack_device(self._data)
+        # dlpack.h's DLDeviceType: kDLCUDA = 2, kDLWebGPU = 15
+        return ({"cuda": 2, "wgpu": 15}[self._device.kind], self._device.index)
 
     # -- conversion to Python scalars (the host waits here) -----------------------------
     def _host(self) -> np.ndarray:
@@ -169,34 +179,62 @@ class Array:
             yield self[i]
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        # NumPy 2's protocol: copy=True always copies, copy=False never does (ValueError).
         if self._device is not CPU:
-            raise TypeError(
-                f"ruda: an array on {self._device} is not copied to the host implicitly; "
-                "call x.to_device('cpu') first"
-            )
+            from . import _interop
+
+            if not _interop.get_implicit_transfer():
+                raise _interop.transfer_error("Array.__array__", self._device)
+            if copy is False:
+                raise ValueError(
+                    f"ruda.Array.__array__: copy=False, but an array on {self._device} "
+                    "reaches the host only by a copy"
+                )
+            host = self._device.backend.allocator.to_host(self._data)
+            return host if dtype is None else host.astype(dt.to_numpy(dtype), copy=False)
         if copy:
             return np.array(self._data, dtype=dt.to_numpy(dtype), copy=True)
         if dtype is not None:
-            return np.asarray(self._data, dtype=dt.to_numpy(dtype))
+            npdt = dt.to_numpy(dtype)
+            if copy is False and npdt != self._data.dtype:
+                raise ValueError(
+                    f"ruda.Array.__array__: copy=False, but converting {self._data.dtype} "
+                    f"to {npdt} copies"
+                )
+            return np.asarray(self._data, dtype=npdt)
         return self._data
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         # NumPy's ufuncs on ruda arrays give ruda arrays (np.add(x, 1), np.float64(2) * x).
-        dev = _common_device(ufunc.__name__, inputs + tuple(kwargs.get("out", ()) or ()))
+        out = kwargs.get("out")
+        dev = _common_device(ufunc.__name__, inputs + tuple(out or ()))
         if dev is not CPU:
-            return NotImplemented
+            from ._interop import numpy_on_device
+
+            return numpy_on_device(ufunc.__name__, ufunc, method, inputs, kwargs, dev)
         inputs = tuple(_unwrap(x) for x in inputs)
-        if "out" in kwargs:
-            kwargs["out"] = tuple(_unwrap(x) for x in kwargs["out"])
+        if out:
+            kwargs["out"] = tuple(_unwrap(x) for x in out)
         if "where" in kwargs:
             kwargs["where"] = _unwrap(kwargs["where"])
-        return _wrap_tree(getattr(ufunc, method)(*inputs, **kwargs), dev)
+        r = _wrap_tree(getattr(ufunc, method)(*inputs, **kwargs), dev)
+        if out:  # NumPy returns the out= arrays themselves
+            if len(out) == 1 and isinstance(out[0], Array):
+                return out[0]
+            if isinstance(r, tuple):
+                return tuple(o if isinstance(o, Array) else v for o, v in zip(out, r, strict=True))
+        return r
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
         # NumPy functions called on ruda arrays give ruda arrays on the same device.
+        for t in types:  # the protocol: defer to types we do not know
+            if not (issubclass(t, Array) or issubclass(t, _ndarray)):
+                return NotImplemented
         dev = _common_device(func.__name__, _flat(args) + _flat(tuple(kwargs.values())))
         if dev is not CPU:
-            return NotImplemented
+            from ._interop import numpy_on_device
+
+            return numpy_on_device(func.__name__, func, None, args, kwargs, dev)
         return _wrap_tree(func(*_unwrap_tree(args), **_unwrap_tree(kwargs)), dev)
 
     # -- indexing ---------------------------------------------------------------------

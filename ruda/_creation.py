@@ -536,27 +536,47 @@ def meshgrid(
 def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Array:
     """An array from any object with ``__dlpack__`` (zero-copy where possible).
 
+    ``device=None`` keeps ``x``'s device; ``copy=True`` always copies; ``copy=False`` never
+    does (ValueError, also a BufferError, when the exchange needs a copy).
+
     >>> import ruda as np
     >>> import numpy
     >>> np.from_dlpack(numpy.arange(3)).shape
     (3,)
     """
+    from ._interop import CopyRequiredError, device_from_dlpack
+
     if isinstance(x, Array):
         return asarray(x, device=device, copy=copy)
     if not hasattr(x, "__dlpack__"):
-        raise TypeError(f"ruda.from_dlpack: x must support __dlpack__, got {type(x).__name__}")
-    dev = CPU if device is None else resolve(device)
+        raise AttributeError(
+            f"ruda.from_dlpack: x must support __dlpack__, got {type(x).__name__}"
+        )
+    src = device_from_dlpack(x)
+    if device is None:
+        if src is None:
+            raise BufferError(
+                f"ruda.from_dlpack: x is on DLPack device {x.__dlpack_device__()}, which no "
+                "ruda device serves; pass device='cpu' to copy it to the host"
+            )
+        device = src
+    dev = resolve(device)
     if dev is CPU:
         try:
             data = np.from_dlpack(x, device="cpu", copy=copy)
         except BufferError as e:
+            if copy is False and src is not CPU:
+                raise CopyRequiredError(
+                    f"ruda.from_dlpack: copy=False, but x is on {src} and reaching the cpu "
+                    "copies"
+                ) from None
             raise BufferError(f"ruda.from_dlpack: {detail(e)}") from None
         return _wrap(data, dev)
     if hasattr(dev.backend, "from_dlpack"):
         return _wrap(dev.backend.from_dlpack(x, copy=copy), dev)
     if copy is False:
-        raise ValueError(f"ruda.from_dlpack: copy=False, but moving x to {dev} copies")
-    return _to_device(np.from_dlpack(x), dev)
+        raise CopyRequiredError(f"ruda.from_dlpack: copy=False, but moving x to {dev} copies")
+    return _to_device(np.from_dlpack(x, device="cpu"), dev)
 
 
 # -- NumPy's surface: in _creation_numpy.py, imported last since it builds on the helpers above

@@ -79,10 +79,10 @@ def unique_inverse(x: Array, /) -> UniqueInverseResult:
 
 
 def unique_values(x: Array, /) -> Array:
-    """Unique values of ``x``, in no particular order (each NaN is its own value).
+    """Unique values of ``x``, sorted (each NaN is its own value, after the numbers).
 
     >>> import ruda as np
-    >>> np.sort(np.unique_values(np.asarray([3, 1, 3])))
+    >>> np.unique_values(np.asarray([3, 1, 3]))
     array([1, 3])
     """
     x = as_array(x, "unique_values")

@@ -24,3 +24,10 @@ def unique_counts(x: np.ndarray) -> tuple[np.ndarray, ...]:
 def unique_inverse(x: np.ndarray) -> tuple[np.ndarray, ...]:
     r = np.unique_inverse(x)
     return r.values, r.inverse_indices
+
+
+@register("unique_values", "cpu")
+def unique_values(x: np.ndarray) -> np.ndarray:
+    # Note: NumPy 2.4 returns unique_values unordered (hashing); ruda sorts them, as
+    # unique_all/unique_counts/unique_inverse do and as scikit-learn and CuPy assume.
+    return np.sort(np.unique_values(x))

@@ -1,0 +1,105 @@
+"""scikit-learn via array-API dispatch: ruda on each device vs NumPy and CuPy (issue 6, point 6).
+
+    python benchmarks/interop_bench.py            # PCA 100k x 512, pairwise_distances 20k x 256
+    python benchmarks/interop_bench.py --quick    # small sizes, for a CPU-only machine
+
+Same run, same float32 data: PCA(n_components=32, svd_solver="full").fit and
+sklearn.metrics.pairwise_distances, with NumPy arrays (dispatch off, scikit-learn's NumPy
+path), with ruda arrays on every available device and with CuPy arrays when CuPy is present
+(dispatch on). Times are the median of --repeats after a warm-up; a GPU result is synchronised
+by reading one element back. On a CPU-only machine the figure is ruda-cpu's overhead over NumPy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+import warnings
+from pathlib import Path
+
+os.environ.setdefault("SCIPY_ARRAY_API", "1")  # before SciPy / scikit-learn are imported
+
+import numpy  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import sklearn  # noqa: E402
+from sklearn.decomposition import PCA  # noqa: E402
+from sklearn.metrics import pairwise_distances  # noqa: E402
+
+import ruda  # noqa: E402
+from tests.conftest import available_devices  # noqa: E402
+
+
+def _sync(r) -> None:
+    """Wait for the device: read one element back to the host."""
+    if hasattr(r, "components_"):
+        r = r.components_
+    if isinstance(r, ruda.Array):
+        float(r.reshape(-1)[0].to_device("cpu"))
+    elif type(r).__module__.startswith("cupy"):
+        float(r.ravel()[0].get())
+
+
+def _time(fn, repeats: int) -> float:
+    _sync(fn())  # warm-up: compilation, allocator pools
+    ts = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        _sync(fn())
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts)
+
+
+def _backends(host_pca, host_pd):
+    """(label, X for PCA, X for pairwise, dispatch) for every array library here."""
+    yield "numpy", host_pca, host_pd, False
+    for dev in available_devices():
+        try:
+            yield (f"ruda-{dev}", ruda.asarray(host_pca, device=dev),
+                   ruda.asarray(host_pd, device=dev), True)  # fmt: skip
+        except Exception as e:  # a device that is listed but cannot hold the data
+            print(f"  ruda-{dev}: skipped ({type(e).__name__}: {e})")
+    try:
+        import cupy
+
+        on_gpu = cupy.asarray(host_pca), cupy.asarray(host_pd)
+    except Exception as e:  # not installed, or no usable GPU
+        print(f"  cupy: skipped ({type(e).__name__})")
+        return
+    yield "cupy", *on_gpu, True
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="small sizes (CPU-only machines)")
+    ap.add_argument("--repeats", type=int, default=5)
+    args = ap.parse_args()
+    n_pca, p_pca, n_pd, p_pd = (100_000, 512, 20_000, 256)
+    if args.quick:
+        n_pca, p_pca, n_pd, p_pd = (10_000, 128, 2_000, 64)
+    rng = numpy.random.default_rng(0)
+    host_pca = rng.standard_normal((n_pca, p_pca), dtype=numpy.float32)
+    host_pd = rng.standard_normal((n_pd, p_pd), dtype=numpy.float32)
+    warnings.filterwarnings("ignore", category=UserWarning, module="sklearn")
+
+    print(f"PCA fit {n_pca} x {p_pca}, pairwise_distances {n_pd} x {p_pd}, float32; "
+          f"median of {args.repeats}")  # fmt: skip
+    print(f"{'backend':<14}{'PCA fit (s)':>14}{'vs numpy':>10}{'pairwise (s)':>15}{'vs numpy':>10}")
+    base = None
+    for label, xp_pca, xp_pd, dispatch in _backends(host_pca, host_pd):
+        with sklearn.config_context(array_api_dispatch=dispatch):
+            t_pca = _time(
+                lambda x=xp_pca: PCA(n_components=32, svd_solver="full").fit(x), args.repeats
+            )
+            t_pd = _time(lambda x=xp_pd: pairwise_distances(x), args.repeats)
+        if base is None:
+            base = (t_pca, t_pd)
+        print(f"{label:<14}{t_pca:>14.4f}{base[0] / t_pca:>9.2f}x"
+              f"{t_pd:>15.4f}{base[1] / t_pd:>9.2f}x")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,157 @@
+"""Interop switches: whether a GPU array may be copied to the host behind the user's back.
+
+``numpy.asarray(x)`` on an array that lives on a GPU is a device-to-host copy. ruda never
+makes it implicitly (a silent copy in a loop is the classic GPU performance bug) unless the
+user turns it on, process-wide with ``set_implicit_transfer(True)`` or the environment
+variable ``RUDA_IMPLICIT_TRANSFER=1``, or for a block with ``with implicit_transfer():``.
+Explicit transfers (``x.to_device("cpu")``, ``ruda.asarray(x, device="cpu")``) always work.
+
+This module imports nothing from the array layer, so ``_array.py`` can import it at load time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import os
+from collections.abc import Iterator
+from typing import Any
+
+__all__ = ["get_implicit_transfer", "implicit_transfer", "set_implicit_transfer"]
+
+_TRUE = {"1", "true", "yes", "on"}
+_global = [os.environ.get("RUDA_IMPLICIT_TRANSFER", "").strip().lower() in _TRUE]
+# A with-block overrides the process-wide setting in its own thread / task only.
+_local: contextvars.ContextVar[bool | None] = contextvars.ContextVar(
+    "ruda_implicit_transfer", default=None
+)
+
+HOW = (
+    "copy it explicitly with x.to_device('cpu') (or ruda.asarray(x, device='cpu')), "
+    "or allow implicit copies with ruda.set_implicit_transfer(True) or "
+    "`with ruda.implicit_transfer():`"
+)
+
+
+def get_implicit_transfer() -> bool:
+    """Whether a device-to-host copy may happen implicitly (``numpy.asarray(gpu_array)``).
+
+    >>> import ruda as np
+    >>> np.get_implicit_transfer()
+    False
+    """
+    v = _local.get()
+    return _global[0] if v is None else v
+
+
+def set_implicit_transfer(enabled: bool) -> bool:
+    """Allow (or forbid) implicit device-to-host copies process-wide; returns the old setting.
+
+    >>> import ruda as np
+    >>> old = np.set_implicit_transfer(True)
+    >>> np.set_implicit_transfer(old)
+    True
+    """
+    if not isinstance(enabled, bool):
+        raise TypeError(
+            f"ruda.set_implicit_transfer: enabled must be a bool, got {type(enabled).__name__}"
+        )
+    old = _global[0]
+    _global[0] = enabled
+    return old
+
+
+@contextlib.contextmanager
+def implicit_transfer(enabled: bool = True) -> Iterator[None]:
+    """Allow (or, with ``False``, forbid) implicit device-to-host copies inside a block.
+
+    >>> import ruda as np
+    >>> with np.implicit_transfer():
+    ...     np.get_implicit_transfer()
+    True
+    """
+    if not isinstance(enabled, bool):
+        raise TypeError(
+            f"ruda.implicit_transfer: enabled must be a bool, got {type(enabled).__name__}"
+        )
+    token = _local.set(enabled)
+    try:
+        yield
+    finally:
+        _local.reset(token)
+
+
+def transfer_error(fname: str, device: Any) -> TypeError:
+    """The error raised where an implicit device-to-host copy would be needed."""
+    return TypeError(
+        f"ruda.{fname}: an array on {device} is not copied to the host implicitly; {HOW}"
+    )
+
+
+class CopyRequiredError(ValueError, BufferError):
+    """``copy=False`` but the exchange needs a copy (the standard names both exception types)."""
+
+
+# DLPack device types (dlpack.h DLDeviceType) that map onto ruda's device kinds.
+_DL_KINDS = {1: "cpu", 3: "cpu", 2: "cuda", 13: "cuda", 15: "wgpu"}
+
+
+def device_from_dlpack(x: Any) -> Any:
+    """The ruda Device of a DLPack producer (from ``__dlpack_device__``), or None if unknown."""
+    from ._devices import Device
+
+    get = getattr(x, "__dlpack_device__", None)
+    if get is None:
+        return None
+    dl_type, index = get()
+    kind = _DL_KINDS.get(int(dl_type))
+    if kind is None:
+        return None
+    return Device(kind) if kind == "cpu" else Device(kind, int(index))
+
+
+def numpy_on_device(
+    name: str, func: Any, method: str | None, args: Any, kwargs: Any, dev: Any
+) -> Any:
+    """A NumPy function or ufunc called on arrays of a non-CPU device (``numpy.mean(x)``).
+
+    ruda's function of the same name runs on the device; failing that, NumPy runs on host
+    copies, and the results go back to the device, when implicit transfers are allowed.
+    """
+    import importlib
+
+    mod = getattr(func, "__module__", None) or "numpy"
+    sub = {"numpy.linalg": ".linalg", "numpy.fft": ".fft"}.get(mod, "")
+    target = None
+    if method in (None, "__call__"):
+        target = getattr(importlib.import_module("ruda" + sub), name, None)
+    if callable(target):
+        return target(*args, **kwargs)
+    if not get_implicit_transfer():
+        raise transfer_error(f"{name} (called through NumPy)", dev)
+    call = func if method is None else getattr(func, method)
+    return _to_device_tree(call(*_host_tree(args), **_host_tree(kwargs)), dev)
+
+
+def _host_tree(x: Any) -> Any:
+    from ._array import Array
+
+    if isinstance(x, Array):
+        return x.to_device("cpu")._data
+    if type(x) in (list, tuple):
+        return type(x)(_host_tree(v) for v in x)
+    if type(x) is dict:
+        return {k: _host_tree(v) for k, v in x.items()}
+    return x
+
+
+def _to_device_tree(x: Any, dev: Any) -> Any:
+    import numpy as np
+
+    from ._array import _wrap
+
+    if isinstance(x, (np.ndarray, np.generic)):
+        return _wrap(dev.backend.allocator.from_host(np.asarray(x)), dev)
+    if type(x) in (list, tuple):
+        return type(x)(_to_device_tree(v, dev) for v in x)
+    return x
