@@ -6,6 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 RUDA_EXTRAS=${RUDA_EXTRAS:-test,mpi} bash scripts/setup.sh
 bash scripts/install_test_deps.sh
+# PyTorch's CPU build for the DLPack interop tests (pinned: the build this machine kind ships).
+.venv/bin/python -c "import torch" 2>/dev/null || .venv/bin/python -m pip install -q torch==2.13.0
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp/ruda-xdg}
 .venv/bin/python -m ruff check ruda tests benchmarks conformance
 .venv/bin/python -m pytest tests -q -p no:cacheprovider "$@"
