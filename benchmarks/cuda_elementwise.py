@@ -1,0 +1,115 @@
+"""Elementwise f32 add on the cuda backend beside CuPy's add, in the same run.
+
+1. bandwidth: ``add(x, y, out=out)`` on 256M float32 elements (two reads and one write), timed
+   with CUDA events over ``--reps`` launches after a warm-up; GB/s for ruda and for CuPy.
+2. dispatch: a chain of 1000 small adds (``y = y + x``, 1000 elements, new result each time),
+   host wall time including the final synchronize; microseconds per op for ruda and CuPy.
+
+    RUDA_CUDA=experimental python3 benchmarks/cuda_elementwise.py --json cuda_elementwise.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy
+
+os.environ.setdefault("RUDA_CUDA", "experimental")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
+
+import cupy  # noqa: E402
+
+import ruda  # noqa: E402
+
+
+def event_seconds(fn, reps: int) -> float:
+    """Seconds per call of ``fn`` on the current stream, from CUDA events (after a warm-up)."""
+    fn()
+    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+    start.record()
+    for _ in range(reps):
+        fn()
+    stop.record()
+    stop.synchronize()
+    return cupy.cuda.get_elapsed_time(start, stop) / 1e3 / reps
+
+
+def chain_us(step, x, ops: int, sync) -> float:
+    """Microseconds per op of ``ops`` chained ``step``s (median of 5 runs, warm)."""
+    step(x, x)
+    sync()
+    runs = []
+    for _ in range(5):
+        y = x
+        t = time.perf_counter()
+        for _ in range(ops):
+            y = step(y, x)
+        sync()
+        runs.append((time.perf_counter() - t) / ops * 1e6)
+    return statistics.median(runs)
+
+
+def bandwidth(dev: ruda.Device, n: int, reps: int) -> tuple[float, float]:
+    """Seconds per f32 add of ``n`` elements: ruda, then CuPy (checked against NumPy first)."""
+    rng = numpy.random.default_rng()
+    a = rng.standard_normal(n, dtype=numpy.float32)
+    b = rng.standard_normal(n, dtype=numpy.float32)
+    x, y = ruda.asarray(a, device=dev), ruda.asarray(b, device=dev)
+    out = ruda.empty_like(x)
+    ruda.add(x, y, out=out)
+    assert numpy.array_equal(numpy.asarray(out.to_device("cpu")), a + b), "ruda's add is wrong"
+    ca, cb = cupy.asarray(a), cupy.asarray(b)
+    cout = cupy.empty_like(ca)
+    t_ruda = event_seconds(lambda: ruda.add(x, y, out=out), reps)
+    t_cupy = event_seconds(lambda: cupy.add(ca, cb, out=cout), reps)
+    return t_ruda, t_cupy
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--n", type=int, default=256 * 1024 * 1024)
+    p.add_argument("--reps", type=int, default=50)
+    p.add_argument("--small", type=int, default=1000)
+    p.add_argument("--ops", type=int, default=1000)
+    p.add_argument("--device", default="cuda:0")
+    p.add_argument("--json", default="")
+    args = p.parse_args()
+    dev = ruda.Device(args.device)
+    sync = dev.backend.synchronize
+    t_ruda, t_cupy = bandwidth(dev, args.n, args.reps)
+    nbytes = 3 * 4 * args.n
+    small = numpy.arange(args.small, dtype=numpy.float32)
+    xs, cs = ruda.asarray(small, device=dev), cupy.asarray(small)
+    us_ruda = chain_us(lambda u, v: u + v, xs, args.ops, sync)
+    us_cupy = chain_us(lambda u, v: u + v, cs, args.ops, cupy.cuda.get_current_stream().synchronize)
+    props = cupy.cuda.runtime.getDeviceProperties(dev.index)
+    results = {
+        "device": f"{dev} ({props['name'].decode()})",
+        "cupy": cupy.__version__,
+        "n": args.n,
+        "add_f32_ruda_GBps": nbytes / t_ruda / 1e9,
+        "add_f32_cupy_GBps": nbytes / t_cupy / 1e9,
+        "add_f32_ruda_ms": t_ruda * 1e3,
+        "add_f32_cupy_ms": t_cupy * 1e3,
+        "chain_ops": args.ops,
+        "chain_elements": args.small,
+        "chain_ruda_us_per_op": us_ruda,
+        "chain_cupy_us_per_op": us_cupy,
+    }
+    print(f"f32 add, n={args.n:,} on {results['device']}")
+    print(f"  ruda {nbytes / t_ruda / 1e9:8.1f} GB/s   cupy {nbytes / t_cupy / 1e9:8.1f} GB/s")
+    print(f"chain of {args.ops} adds of {args.small} elements")
+    print(f"  ruda {us_ruda:8.2f} us/op    cupy {us_cupy:8.2f} us/op")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

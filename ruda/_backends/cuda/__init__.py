@@ -1,0 +1,135 @@
+"""The CUDA backend: CUDA C++ rendered from the kernel IR, compiled with NVRTC, run through CuPy.
+
+CuPy is the driver layer only: its memory pool, streams, NVRTC binding, module loading and
+kernel launches. Every result is computed by ruda's own kernels (``ruda._kernels``); no CuPy
+array function runs. Devices ``cuda:0``... are CuPy's device ordinals, each with its own context
+(allocator, compiler, launcher: see the modules beside this one). The backend is incomplete
+(elementwise functions, casts, creation and views so far), so it is enabled only with
+``RUDA_CUDA=experimental``; every other op raises NotImplementedError.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ..base import Backend, DeviceUnavailableError
+
+ENABLE = "RUDA_CUDA"
+
+
+def unavailable_reason() -> str | None:
+    """None when a CUDA device exists and the backend is switched on, else what is missing."""
+    try:
+        import cupy
+    except ImportError:
+        return "CuPy is not installed (pip install 'ruda[cuda12]' or 'ruda[cuda13]')"
+    except Exception as e:  # a broken CUDA install surfaces here
+        return f"CuPy failed to import: {e}"
+    try:
+        n = cupy.cuda.runtime.getDeviceCount()
+    except Exception as e:
+        return f"no CUDA device: {e}"
+    if n == 0:
+        return "no CUDA device is visible"
+    if os.environ.get(ENABLE, "") != "experimental":
+        return (
+            "the cuda backend is experimental (elementwise functions, casts, creation and views "
+            f"only); enable it with the environment variable {ENABLE}=experimental"
+        )
+    return None
+
+
+class CudaBackend(Backend):
+    """One backend object for the kind; per-device state lives in each device's Context."""
+
+    kind = "cuda"
+
+    def __init__(self) -> None:
+        from . import ops
+
+        self._local = threading.local()
+        self.library = dict(ops.LIBRARY)
+        self._ops = ops
+
+    # The dispatch table holds one backend per kind; ``dev.backend`` calls check_device first,
+    # so the allocator and dtype checks that follow apply to that device.
+    def check_device(self, device: Any) -> None:
+        from .context import context
+
+        self._local.ctx = context(device.index)
+
+    @property
+    def ctx(self) -> Any:
+        ctx = getattr(self._local, "ctx", None)
+        if ctx is None:
+            from .context import context
+
+            ctx = self._local.ctx = context(0)
+        return ctx
+
+    @property
+    def allocator(self) -> Any:  # type: ignore[override]
+        return self.ctx.allocator
+
+    @property
+    def compiler(self) -> Any:  # type: ignore[override]
+        return self.ctx.compiler
+
+    @property
+    def launcher(self) -> Any:  # type: ignore[override]
+        return self.ctx.launcher
+
+    def native_type(self) -> type:
+        from .array import CudaArray
+
+        return CudaArray
+
+    def supported_dtypes(self) -> tuple[Any, ...]:
+        """The standard's dtypes the kernels handle (complex is not rendered yet)."""
+        from ... import _dtypes as dt
+
+        return tuple(d for d in dt.STANDARD if d._np.kind != "c")
+
+    def check_dtype(self, npdt: Any, fname: str) -> None:
+        self.ctx.check_dtype(npdt, fname)
+
+    def synchronize(self) -> None:
+        self.ctx.launcher.synchronize()
+
+    def resolve(self, op: str) -> Callable[..., Any] | None:
+        from ..._ops import OPS
+
+        entry = OPS.get(op)
+        if entry is not None and entry.kind == "elementwise" and entry.expr:
+            return self._ops.make_elementwise(entry)
+        return self.library.get(op)
+
+    # -- DLPack: CuPy's ndarray serves as the exported container (a view, no kernel runs) ----
+    def dlpack(self, x: Any, *, stream: Any = None, max_version: Any = None,
+               dl_device: Any = None, copy: bool | None = None) -> Any:  # fmt: skip
+        if copy:
+            x = self._ops.copy(x)  # our copy kernel, then a zero-copy export
+        kw: dict[str, Any] = {"stream": stream}
+        if max_version is not None:
+            kw["max_version"] = max_version
+        if dl_device is not None:
+            kw["dl_device"] = dl_device
+        return x.as_cupy().__dlpack__(**kw)
+
+    def dlpack_device(self, x: Any) -> tuple[int, int]:
+        return (2, x.ctx.index)  # kDLCUDA
+
+    def from_dlpack(self, obj: Any, copy: bool | None = None) -> Any:
+        from .array import CudaArray
+
+        return CudaArray.from_dlpack(self.ctx, obj, copy=copy)
+
+
+def make_backend() -> Backend:
+    reason = unavailable_reason()
+    if reason is not None:
+        raise DeviceUnavailableError(f"ruda: device 'cuda' is unavailable: {reason}")
+    return CudaBackend()

@@ -1,0 +1,74 @@
+"""Per-device state: ``cuda:N`` is CuPy's device N, with its allocator, compiler and launcher.
+
+A ``Context`` is created on first use and lives as long as the process. With more than one
+device visible, work for ``cuda:N`` runs with device N current (``ctx.device`` as a context
+manager); with one, nothing is switched (the common case pays nothing).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import numpy as np
+
+# The dtypes the kernels render (NumPy kinds and sizes); complex is not rendered yet.
+SUPPORTED = frozenset("bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 float32 "
+                      "float64".split())  # fmt: skip
+
+
+class Context:
+    """One device's CuPy handle, compute capability, allocator, compiler and launcher."""
+
+    def __init__(self, index: int, count: int) -> None:
+        import cupy
+
+        from .allocator import Allocator
+        from .compiler import Compiler
+        from .launcher import Launcher
+
+        self.index = index
+        self.name = f"cuda:{index}"
+        self.device = cupy.cuda.Device(index)
+        self.arch = str(self.device.compute_capability)  # "90" on an H200
+        props = cupy.cuda.runtime.getDeviceProperties(index)
+        raw = props.get("name", b"?")
+        self.description = raw.decode(errors="replace") if isinstance(raw, bytes) else str(raw)
+        self.multi = count > 1  # switch the current device around each call only when needed
+        self.lock = threading.RLock()
+        self.allocator = Allocator(self)
+        self.compiler = Compiler(self)
+        self.launcher = Launcher(self)
+
+    def __repr__(self) -> str:
+        return f"<cuda context {self.name}: {self.description} (sm_{self.arch})>"
+
+    def check_dtype(self, npdt: Any, fname: str) -> None:
+        """TypeError naming the device when ``npdt`` has no kernels here (complex, for now)."""
+        d = np.dtype(npdt)
+        if d.name not in SUPPORTED:
+            raise TypeError(f"ruda.{fname}: dtype {d} is not supported on device {self.name} yet")
+
+
+_CONTEXTS: dict[int, Context] = {}
+_CTX_LOCK = threading.Lock()
+
+
+def context(index: int) -> Context:
+    """The context of ``cuda:index`` (created on first use)."""
+    ctx = _CONTEXTS.get(index)
+    if ctx is not None:
+        return ctx
+    with _CTX_LOCK:
+        ctx = _CONTEXTS.get(index)
+        if ctx is None:
+            import cupy
+
+            count = cupy.cuda.runtime.getDeviceCount()
+            if not 0 <= index < count:
+                raise ValueError(
+                    f"ruda: device cuda:{index} does not exist; this machine has {count} CUDA "
+                    f"device(s) (cuda:0..cuda:{count - 1})"
+                )
+            ctx = _CONTEXTS[index] = Context(index, count)
+    return ctx

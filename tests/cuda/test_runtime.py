@@ -1,0 +1,266 @@
+"""The CUDA runtime: gating, arrays and views, creation and casts, in-place operators, chunked
+launches, DLPack, and the errors it raises. The compile cache has its own module."""
+
+from __future__ import annotations
+
+import numpy
+import pytest
+
+import ruda
+from tests.helpers import assert_close
+
+ALL = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+       "float16", "float32", "float64"]  # fmt: skip
+
+
+def put(a, dev):
+    return ruda.asarray(a, device=dev)
+
+
+def host(x) -> numpy.ndarray:
+    return numpy.asarray(x.to_device("cpu"))
+
+
+# -- registration (runs without a GPU: CuPy's device count is faked) ------------------------------
+def test_gated_by_the_environment_variable(monkeypatch) -> None:
+    cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
+    from ruda._backends import probe
+
+    monkeypatch.setattr(cupy.cuda.runtime, "getDeviceCount", lambda: 1)
+    monkeypatch.delenv("RUDA_CUDA", raising=False)
+    reason = probe("cuda")
+    assert reason is not None and "RUDA_CUDA=experimental" in reason
+    monkeypatch.setenv("RUDA_CUDA", "experimental")
+    assert probe("cuda") is None
+    monkeypatch.setattr(cupy.cuda.runtime, "getDeviceCount", lambda: 0)
+    assert "no CUDA device" in probe("cuda")
+
+
+def test_reason_names_what_is_missing(monkeypatch) -> None:
+    from ruda._backends import probe
+
+    monkeypatch.delenv("RUDA_CUDA", raising=False)
+    reason = probe("cuda")
+    assert reason is not None
+    assert any(w in reason for w in ("CuPy", "CUDA device", "RUDA_CUDA=experimental")), reason
+
+
+def test_devices_and_unimplemented_ops(cdev, ctx, rng) -> None:
+    import cupy
+
+    from ruda._backends.cuda.context import context
+
+    assert ctx.name == "cuda:0" and ctx.arch.isdigit()
+    with pytest.raises(ValueError, match="does not exist"):
+        context(cupy.cuda.runtime.getDeviceCount())
+    x = put(rng.standard_normal(8).astype("float32"), cdev)
+    with pytest.raises(NotImplementedError, match="sum"):
+        ruda.sum(x)
+
+
+# -- arrays and round trips -------------------------------------------------------------------
+@pytest.mark.parametrize("n", [0, 1, 3, 5, 7, 1023, 4099])
+@pytest.mark.parametrize("dtype", ALL)
+def test_roundtrip_odd_sizes(n: int, dtype: str, cdev, rng) -> None:
+    a = (rng.standard_normal(n) * 100).astype(dtype)
+    x = put(a, cdev)
+    assert x.device == cdev and x.dtype == ruda.dtype(dtype) and x.shape == (n,)
+    numpy.testing.assert_array_equal(host(x), a)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "uint8", "bool", "float16"])
+def test_views_share_memory_and_read_back(dtype: str, cdev, rng) -> None:
+    a = (rng.standard_normal((6, 9)) * 100).astype(dtype)
+    d = put(a, cdev)._data
+    for key in [(slice(1, 5), slice(None, None, 2)), (3,), (slice(None, None, -1), 4),
+                (Ellipsis, None, slice(2, 3)), (2, 7), (slice(3, 3),)]:  # fmt: skip
+        v, e = d[key], a[key]
+        assert v.mem.mem is d.mem.mem
+        assert (v.shape, v.strides, v.ndim, v.size, v.nbytes) == (
+            e.shape, e.strides, e.ndim, e.size, e.nbytes)  # fmt: skip
+        numpy.testing.assert_array_equal(v.to_host(), e)
+    numpy.testing.assert_array_equal(d.T.to_host(), a.T)
+    r = d[1:3].reshape(9, 2)
+    assert r.mem.mem is d.mem.mem
+    numpy.testing.assert_array_equal(r.to_host(), a[1:3].reshape(9, 2))
+    numpy.testing.assert_array_equal(d.T.reshape(-1).to_host(), a.T.reshape(-1))  # a copy
+    with pytest.raises(IndexError):
+        d[6]
+
+
+def test_ruda_slicing_gives_views(cdev, rng) -> None:
+    a = rng.standard_normal(10).astype("float32")
+    x = put(a, cdev)
+    v = x[2:8]
+    v += 1
+    a[2:8] += 1
+    numpy.testing.assert_allclose(host(x), a)
+
+
+# -- creation, casts, copies ----------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ALL)
+def test_full_zeros_ones(dtype: str, cdev) -> None:
+    for fn, val in ((ruda.zeros, 0), (ruda.ones, 1)):
+        numpy.testing.assert_array_equal(host(fn((3, 5), dtype=dtype, device=cdev)),
+                                         numpy.full((3, 5), val, dtype))  # fmt: skip
+    v = True if dtype == "bool" else 7
+    numpy.testing.assert_array_equal(host(ruda.full((7,), v, dtype=dtype, device=cdev)),
+                                     numpy.full(7, v, dtype))  # fmt: skip
+    x = ruda.full((3,), -2.5 if dtype.startswith("f") else 3, dtype=dtype, device=cdev)
+    numpy.testing.assert_array_equal(host(ruda.full_like(x, 5)), numpy.full(3, 5, dtype))
+    numpy.testing.assert_array_equal(host(ruda.zeros_like(x)), numpy.zeros(3, dtype))
+    assert ruda.empty((2, 3), dtype=dtype, device=cdev).shape == (2, 3)
+
+
+@pytest.mark.parametrize("args,dtype", [((10,), None), ((2, 30, 3), "int32"), ((0, 1, 0.1), None),
+                                        ((5, -5, -2), "int64"), ((1.5, 4.0, 0.25), "float32"),
+                                        ((0, 300, 7), "int16"), ((0, 40), "uint8"),
+                                        ((9, 0, -2), "uint32"), ((0, 8), "float16")])  # fmt: skip
+def test_arange(args, dtype, cdev) -> None:
+    x = ruda.arange(*args, dtype=dtype, device=cdev)
+    e = numpy.arange(*args, dtype=dtype)
+    if e.dtype.kind == "f":
+        assert_close(x, e, device=cdev)
+    else:
+        numpy.testing.assert_array_equal(host(x), e)
+        assert host(x).dtype == e.dtype
+
+
+@pytest.mark.parametrize("src", ALL)
+@pytest.mark.parametrize("dst", ALL)
+def test_astype(src: str, dst: str, cdev, rng) -> None:
+    a = numpy.concatenate([rng.standard_normal(61) * 50, [0.0, -0.0, 1.0, -1.0, 0.5]])
+    if numpy.dtype(src).kind in "ui" or numpy.dtype(dst).kind in "ui":
+        a = numpy.abs(a) % 100  # conversions that overflow are undefined in C
+    a = a.astype(src)
+    got = ruda.astype(put(a, cdev), dst)
+    assert got.dtype == ruda.dtype(dst)
+    numpy.testing.assert_array_equal(host(got), a.astype(dst))
+    s = put(a.reshape(6, 11), cdev)._data.T[::2]  # strided source
+    numpy.testing.assert_array_equal(s.astype(dst).to_host(), a.reshape(6, 11).T[::2].astype(dst))
+
+
+def test_copy_is_independent(cdev, rng) -> None:
+    a = rng.standard_normal(33).astype("float32")
+    x = put(a, cdev)
+    y = ruda.asarray(x, copy=True)
+    assert y._data.mem.mem is not x._data.mem.mem
+    y += 1
+    numpy.testing.assert_array_equal(host(x), a)
+    assert_close(y, a + 1, device=cdev)
+
+
+# -- in-place operators --------------------------------------------------------------------------
+def test_inplace_operators(cdev, rng) -> None:
+    a = rng.standard_normal((8, 6)).astype("float32")
+    b = rng.standard_normal((8, 6)).astype("float32")
+    x, y = put(a, cdev), put(b, cdev)
+    mem = x._data.mem.mem
+    x += y
+    x *= 2
+    x -= 0.5
+    assert x._data.mem.mem is mem
+    assert_close(x, (a + b) * 2 - 0.5, device=cdev)
+    i = put(numpy.arange(10, dtype="int32"), cdev)
+    with pytest.raises(TypeError, match="same_kind"):
+        i += 1.5
+
+
+def test_inplace_through_views(cdev, rng) -> None:
+    from ruda._backends.cuda.ops import apply
+    from ruda._ops import OPS
+
+    a = rng.standard_normal((8, 6)).astype("float32")
+    d = put(a, cdev)._data
+    v = d[1:7:2, ::-2]
+    apply(OPS["add"], (v, 10.0), out=v)
+    a[1:7:2, ::-2] += 10.0
+    numpy.testing.assert_allclose(d.to_host(), a, rtol=1e-6)
+    w = d[1:]  # overlapping source and destination: NumPy's result, as if through a copy
+    apply(OPS["add"], (w, d[:-1]), out=w)
+    a[1:] += a[:-1].copy()
+    numpy.testing.assert_allclose(d.to_host(), a, rtol=1e-6)
+    d[2] = 3.0
+    a[2] = 3.0
+    d[:, 1] = d[:, 0]
+    a[:, 1] = a[:, 0]
+    numpy.testing.assert_allclose(d.to_host(), a, rtol=1e-6)
+
+
+# -- chunked launches ------------------------------------------------------------------------------
+def test_chunked_launches_match(cdev, rng, monkeypatch) -> None:
+    """With a tiny CHUNK every path splits: contiguous, strided, broadcast, negative strides."""
+    from ruda._backends.cuda import launcher
+    from ruda._backends.cuda.ops import apply
+    from ruda._ops import OPS
+
+    monkeypatch.setattr(launcher, "CHUNK", 100)
+    a = rng.standard_normal((24, 35)).astype("float32")
+    b = rng.standard_normal((24, 35)).astype("float32")
+    da, db = put(a, cdev)._data, put(b, cdev)._data
+    cases = [(lambda x: x, lambda y: y), (lambda x: x.T, lambda y: y.T),
+             (lambda x: x[::-1, ::-3], lambda y: y[:, ::3]), (lambda x: x[:, :1], lambda y: y),
+             (lambda x: x.reshape(-1)[::2], lambda y: y.reshape(-1)[1::2])]  # fmt: skip
+    for fa, fb in cases:
+        got = apply(OPS["add"], (fa(da), fb(db)))
+        numpy.testing.assert_allclose(got.to_host(), fa(a) + fb(b), rtol=1e-6)
+    before = cdev.backend.launcher.launches
+    y = da.T.astype("float64")  # strided cast: 35 rows of 24 -> 4 rows per launch
+    assert cdev.backend.launcher.launches - before == 9
+    numpy.testing.assert_array_equal(y.to_host(), a.T.astype("float64"))
+
+
+def test_more_than_2_to_the_32_elements(cdev) -> None:
+    """n > 2^32: launches of at most CHUNK elements each (32-bit index math in the kernels)."""
+    n = (1 << 32) + 3
+    x = ruda.full((n,), 7, dtype="uint8", device=cdev)
+    y = x + x
+    for part in (y[:5], y[-5:], y[(1 << 31) - 2 : (1 << 31) + 2]):
+        numpy.testing.assert_array_equal(host(part), numpy.full(part.shape, 14, "uint8"))
+
+
+# -- DLPack ----------------------------------------------------------------------------------------
+def test_dlpack_export_and_import(cdev, rng) -> None:
+    import cupy
+
+    a = rng.standard_normal((4, 6)).astype("float32")
+    x = put(a, cdev)
+    assert x.__dlpack_device__() == (2, 0)
+    c = cupy.from_dlpack(x)
+    assert c.data.ptr == x._data.ptr
+    numpy.testing.assert_array_equal(c.get(), a)
+    t = cupy.from_dlpack(x[::2, 1:])  # a strided view exports its strides
+    numpy.testing.assert_array_equal(t.get(), a[::2, 1:])
+    back = ruda.from_dlpack(c, device=cdev)
+    assert back.device == cdev and back._data.ptr == c.data.ptr
+    numpy.testing.assert_array_equal(host(back), a)
+
+
+# -- errors ----------------------------------------------------------------------------------------
+def test_complex_is_refused_clearly(cdev) -> None:
+    with pytest.raises(TypeError, match="complex"):
+        ruda.asarray(numpy.ones(3, complex), device=cdev)
+
+
+def test_cross_device_and_host_mixing(cdev, rng) -> None:
+    a = rng.standard_normal(5).astype("float32")
+    x, c = put(a, cdev), put(a, "cpu")
+    with pytest.raises(ValueError, match="different devices"):
+        x + c
+    with pytest.raises(TypeError, match="host data"):
+        x + a
+
+
+def test_no_implicit_host_copy(cdev) -> None:
+    x = put(numpy.ones(3, "float32"), cdev)
+    with pytest.raises(TypeError, match="to_device"):
+        numpy.asarray(x)
+
+
+def test_results_are_not_cupy(cdev, rng) -> None:
+    """The native array is ruda's CudaArray: CuPy's array functions compute nothing here."""
+    from ruda._backends.cuda.array import CudaArray
+
+    x = put(rng.standard_normal(7).astype("float32"), cdev)
+    for r in (x + x, ruda.sin(x), x[::2].astype("float64"), ruda.zeros((3,), device=cdev)):
+        assert type(r._data) is CudaArray
