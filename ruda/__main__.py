@@ -1,6 +1,8 @@
 """``python -m ruda demo``: the devices, a NumPy-style workload checked on each, quick timings.
 
 ``python -m ruda devices`` only lists the devices and why a kind is missing.
+``python -m ruda tune SCRIPT [ARGS...]`` runs a workload with ``RUDA_TUNE=on`` (kernels tuned on
+first use, with a progress bar); ``python -m ruda tune --report`` prints the stored decisions.
 """
 
 from __future__ import annotations
@@ -100,7 +102,90 @@ def quick_bench(dev: ruda.Device) -> None:
             print(f"  {name:<22}{n:>12,}{tn * 1e6:>10.1f}us{tr * 1e6:>10.1f}us{tr / tn:>8.2f}")
 
 
+class _Progress:
+    """A progress bar per tuned key on stderr (redrawn in place on a terminal)."""
+
+    def __init__(self, stream=sys.stderr, width: int = 30) -> None:
+        self.stream, self.width, self.tty = stream, width, stream.isatty()
+        self.label, self.t0, self.tuned = "", 0.0, []
+
+    def __call__(self, event: str, info: dict) -> None:
+        if event == "start":
+            k = info["key"]
+            self.label = f"{info['family']} {k.op} {','.join(k.dtypes)} {k.bucket}"
+            self.t0 = time.perf_counter()
+            self._draw(0, info["total"])
+        elif event == "step" and self.tty:
+            self._draw(info["done"], info["total"])
+        elif event == "done":
+            d = info["decision"]
+            self.tuned.append((self.label, d))
+            params = " ".join(f"{k}={v}" for k, v in d.params.items())
+            gain = f"{d.speedup:.2f}x vs default" if d.speedup else "default kept"
+            end = "\r" if self.tty else ""
+            self.stream.write(
+                f"{end}  tuned {self.label}: {params} ({gain}; {d.tried}/{d.total} "
+                f"tried, {d.clock} clock, {time.perf_counter() - self.t0:.1f}s)\n"
+            )
+            self.stream.flush()
+
+    def _draw(self, done: int, total: int) -> None:
+        if not self.tty:
+            if done == 0:
+                self.stream.write(f"  tuning {self.label} ({total} candidates)...\n")
+            return
+        fill = int(self.width * done / max(total, 1))
+        bar = "#" * fill + "-" * (self.width - fill)
+        self.stream.write(
+            f"\r  tuning {self.label} [{bar}] {done}/{total} {time.perf_counter() - self.t0:.1f}s"
+        )
+        self.stream.flush()
+
+
+def tune_main(argv: list[str]) -> int:
+    """``python -m ruda tune SCRIPT [ARGS]`` / ``python -m ruda tune --report``."""
+    import os
+    import runpy
+
+    ap = argparse.ArgumentParser(
+        prog="python -m ruda tune",
+        description="Tune the kernels a workload uses (RUDA_TUNE=on), or print stored decisions.",
+    )
+    ap.add_argument("--report", action="store_true", help="print the table of stored decisions")
+    ap.add_argument("--budget", type=float, help="seconds per kernel key (RUDA_TUNE_BUDGET)")
+    ap.add_argument("script", nargs="?", help="a Python script to run with tuning on")
+    ap.add_argument("args", nargs=argparse.REMAINDER, help="the script's arguments")
+    args = ap.parse_args(argv)
+    from ruda._kernels import tune
+
+    if args.report or args.script is None:
+        print(tune.report())
+        return 0
+    os.environ["RUDA_TUNE"] = "on"
+    if args.budget is not None:
+        os.environ["RUDA_TUNE_BUDGET"] = str(args.budget)
+    progress = _Progress()
+    tune.set_progress(progress)
+    print(
+        f"tuning with budget {tune.budget():g}s per key; decisions go to {tune.store().path}",
+        file=sys.stderr,
+    )
+    sys.argv = [args.script, *args.args]
+    code = 0
+    try:
+        runpy.run_path(args.script, run_name="__main__")
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    finally:
+        tune.set_progress(None)
+    print(f"{len(progress.tuned)} kernel key(s) tuned", file=sys.stderr)
+    return code
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "tune":
+        return tune_main(argv[1:])
     ap = argparse.ArgumentParser(prog="python -m ruda")
     ap.add_argument("command", choices=["demo", "devices"], nargs="?", default="demo")
     args = ap.parse_args(argv)

@@ -196,7 +196,10 @@ def _make_filled(name: str, doc: str) -> Any:
         shape = _shape(shape, name)
         if order != "C":
             _check_order(order, name)
-        return _wrap(dev._ops[name](shape, dtype=npdt, order=order), dev)
+        if dev is CPU:
+            return _wrap(dev._ops[name](shape, dtype=npdt, order=order), dev)
+        # a GPU backend needs the target device (wgpu:1...), not only its kind
+        return _wrap(dev._ops[name](shape, dtype=npdt, order=order, device=dev), dev)
 
     return _named(fn, name, doc)
 
@@ -289,7 +292,9 @@ def full(
     if order != "C":
         _check_order(order, "full")
     fv = fill_value if type(fill_value) in _FILL else _fill_native(fill_value, dev, "full")
-    return _wrap(dev._ops["full"](shape, fv, dtype=npdt, order=order), dev)
+    if dev is CPU:
+        return _wrap(dev._ops["full"](shape, fv, dtype=npdt, order=order), dev)
+    return _wrap(dev._ops["full"](shape, fv, dtype=npdt, order=order, device=dev), dev)
 
 
 def _like(fname: str, x: Any, dtype: Any, device: Any, order: str, shape: Any, *fill: Any):
@@ -305,7 +310,9 @@ def _like(fname: str, x: Any, dtype: Any, device: Any, order: str, shape: Any, *
         return _wrap(dev._ops[fname](x._data, *fill, **kw), dev)
     # A different device: same shape, built there.
     shp = x.shape if shape is None else shape_arg(shape, fname)
-    return _wrap(dev._ops[fname[:-5]](shp, *fill, dtype=npdt), dev)
+    if dev is CPU:
+        return _wrap(dev._ops[fname[:-5]](shp, *fill, dtype=npdt), dev)
+    return _wrap(dev._ops[fname[:-5]](shp, *fill, dtype=npdt, device=dev), dev)
 
 
 def _make_like(name: str, doc: str) -> Any:
@@ -413,7 +420,9 @@ def arange(
             npdt = _FLOAT
         else:
             npdt = _INT
-    return _wrap(dev._ops["arange"](start, stop, step, dtype=npdt), dev)
+    if dev is CPU:
+        return _wrap(dev._ops["arange"](start, stop, step, dtype=npdt), dev)
+    return _wrap(dev._ops["arange"](start, stop, step, dtype=npdt, device=dev), dev)
 
 
 def linspace(
@@ -447,8 +456,9 @@ def linspace(
         raise TypeError(f"ruda.linspace: num must be an integer, got {num!r}") from None
     if num < 0:
         raise ValueError(f"ruda.linspace: num must be non-negative, got {num}")
+    kw = {} if dev is CPU else {"device": dev}
     r = dev._ops["linspace"](
-        start, stop, num, endpoint=endpoint, retstep=retstep, dtype=npdt, axis=axis
+        start, stop, num, endpoint=endpoint, retstep=retstep, dtype=npdt, axis=axis, **kw
     )
     if retstep:
         return _wrap(r[0], dev), r[1]
@@ -474,7 +484,9 @@ def eye(
            [0., 1.]])
     """
     dev, npdt = _dev_dtype("eye", device, dtype)
-    return _wrap(dev._ops["eye"](n_rows, n_cols, k=k, dtype=npdt, order=order), dev)
+    if dev is CPU:
+        return _wrap(dev._ops["eye"](n_rows, n_cols, k=k, dtype=npdt, order=order), dev)
+    return _wrap(dev._ops["eye"](n_rows, n_cols, k=k, dtype=npdt, order=order, device=dev), dev)
 
 
 def _make_tri(name: str, doc: str) -> Any:

@@ -108,7 +108,8 @@ def identity(n: int, dtype: Any = None, *, like: Any = None, device: Any = None)
            [0, 1]], dtype=int8)
     """
     dev, npdt = _dev_dtype("identity", device, dtype)
-    return _wrap(dev._ops["eye"](n, dtype=npdt), dev)
+    kw = {} if dev is CPU else {"device": dev}  # GPU backends need the target device
+    return _wrap(dev._ops["eye"](n, dtype=npdt, **kw), dev)
 
 
 def diag(v: Any, k: int = 0) -> Array:
@@ -153,7 +154,8 @@ def tri(
            [1., 1.]])
     """
     dev, npdt = _dev_dtype("tri", device, dtype)
-    return _wrap(dev._ops["tri"](N, M, k, dtype=npdt), dev)
+    kw = {} if dev is CPU else {"device": dev}
+    return _wrap(dev._ops["tri"](N, M, k, dtype=npdt, **kw), dev)
 
 
 def indices(dimensions: Any, dtype: Any = int, sparse: bool = False, *, device: Any = None) -> Any:
@@ -165,7 +167,8 @@ def indices(dimensions: Any, dtype: Any = int, sparse: bool = False, *, device: 
     """
     dev, npdt = _dev_dtype("indices", device, dtype, _INT)
     dims = shape_arg(dimensions, "indices", "dimensions")
-    return wrap(dev._ops["indices"](dims, dtype=npdt, sparse=sparse), dev)
+    kw = {} if dev is CPU else {"device": dev}
+    return wrap(dev._ops["indices"](dims, dtype=npdt, sparse=sparse, **kw), dev)
 
 
 def fromfunction(function: Any, shape: Any, *, dtype: Any = float, like: Any = None,
@@ -201,8 +204,9 @@ def logspace(
     """
     dev = resolve(device)
     npdt = dtype_arg(dtype, "logspace", dev)
+    kw = {} if dev is CPU else {"device": dev}
     return _wrap(dev._ops["logspace"](start, stop, num, endpoint=endpoint, base=base,
-                                      dtype=npdt, axis=axis), dev)  # fmt: skip
+                                      dtype=npdt, axis=axis, **kw), dev)  # fmt: skip
 
 
 def geomspace(
@@ -224,7 +228,8 @@ def geomspace(
     dev = resolve(device)
     npdt = dtype_arg(dtype, "geomspace", dev)
     try:
-        r = dev._ops["geomspace"](start, stop, num, endpoint=endpoint, dtype=npdt, axis=axis)
+        kw = {} if dev is CPU else {"device": dev}
+        r = dev._ops["geomspace"](start, stop, num, endpoint=endpoint, dtype=npdt, axis=axis, **kw)
     except ValueError as e:
         raise ValueError(f"ruda.geomspace: {detail(e)}") from None
     return _wrap(r, dev)

@@ -15,6 +15,8 @@ _BUILTINS = {
     "lid": "threadIdx.{a}",
     "wid": "blockIdx.{a}",
     "nwg": "gridDim.{a}",
+    "sglane": "(threadIdx.x & 31u)",  # lane in the warp (1-D blocks)
+    "sgsize": "32u",
 }
 
 
@@ -42,6 +44,8 @@ class CUDA(CLike):
         "f16_bits": "(unsigned int)ruda_f2h({0})",
         "f16_from_bits": "ruda_h2f((unsigned short)({0}))",
         "fract": "{0} - floor{t}({0})",
+        "shuffle_xor": "__shfl_xor_sync(0xffffffffu, {0}, {1})",
+        "shuffle_up": "__shfl_up_sync(0xffffffffu, {0}, {1})",
     })  # fmt: skip
 
     def suffix(self, t: ir.Type) -> str:
@@ -82,6 +86,24 @@ class CUDA(CLike):
         return [
             f"{self.indent * d}{fn}(&{s.buf.name}[{self.expr(s.index)}], {self.expr(s.value)});"
         ]
+
+    def _e_atomicrmw(self, e: ir.AtomicRMW) -> str:
+        fn = {"add": "atomicAdd", "exch": "atomicExch", "max": "atomicMax"}[e.op]
+        return f"{fn}(&{e.buf.name}[{self.expr(e.index)}], {self.expr(e.value)})"
+
+    def _e_volatileload(self, e: ir.VolatileLoad) -> str:
+        t = self.type(e.type)
+        return f"(*((volatile {t}*)&{e.buf.name}[{self.expr(e.index)}]))"
+
+    def _s_fence(self, s: ir.Fence, d: int) -> list[str]:
+        return [self.indent * d + "__threadfence();"]
+
+    def _s_while(self, s: ir.While, d: int) -> list[str]:
+        pad = self.indent * d
+        return [f"{pad}while ({self.expr(s.cond)}) {{", *self.stmts(s.body, d + 1), f"{pad}}}"]
+
+    def _s_break(self, s: ir.Break, d: int) -> list[str]:
+        return [self.indent * d + "break;"]
 
     def function_head(self, f: ir.Function) -> str:
         ps = ", ".join(f"{self.type(p.type)} {p.name}" for p in f.params)

@@ -168,6 +168,18 @@ def _int_remainder(a: ir.Expr, b: ir.Expr) -> ir.Expr:
     return ir.select(b.eq(0), _c(0, a), ir.select(fix, r + safe, r))
 
 
+def _int_reciprocal(a: ir.Expr) -> ir.Expr:
+    # NumPy's integer loop is C's (type)(1.0 / a): 1, -1 or 0, and for a == 0 the x86
+    # conversion of inf (the "integer indefinite" 0x80..0 of 32/64-bit signed conversions,
+    # whose low bits are 0 for narrower and unsigned types).
+    t = a.type
+    zero = _c(-(2 ** (t.bits - 1)), a) if t.kind == "i" and t.bits >= 32 else _c(0, a)
+    q = _c(1, a) / _int_safe(a, a)  # a is 0 or -1 only where the selects below decide
+    if t.kind == "i":
+        q = ir.select(a.eq(-1), _c(-1, a), q)
+    return ir.select(a.eq(0), zero, q)
+
+
 def _int_fmod(a: ir.Expr, b: ir.Expr) -> ir.Expr:
     return ir.select(b.eq(0), _c(0, a), a % _int_safe(a, b))
 
@@ -224,7 +236,10 @@ def _nextafter(a: ir.Expr, b: ir.Expr, half: bool = False) -> ir.Expr:
 
 def _spacing(a: ir.Expr, half: bool = False) -> ir.Expr:
     t = a.type
-    toward = copysign(ir.Const(float("inf"), t), a)
+    # NumPy: toward -inf only for x < 0 (spacing(-0.0) is +tiny); its float16 loop always
+    # steps toward +inf (spacing(float16(-1)) is +2**-11)
+    inf = ir.Const(float("inf"), t)
+    toward = inf if half else ir.select(a < 0.0, -inf, inf)
     return ir.select(isinf(a), ir.Const(float("nan"), t), _nextafter(a, toward, half) - a)
 
 
@@ -258,7 +273,9 @@ _INT = ("i", "u")
 # Per (op, compute kind) lowerings where the op table's expression is not NumPy's meaning
 # for that kind ("*": every kind).
 SPECIAL: dict[tuple[str, str], Callable[..., ir.Expr]] = {
-    **{(n, k): _identity for n in ("floor", "ceil", "trunc", "round", "fix", "rint") for k in _INT},
+    # rounding is the identity on integers and bools (NumPy's floor(bool) is bool)
+    **{(n, k): _identity for n in ("floor", "ceil", "trunc", "round", "fix", "rint")
+       for k in (*_INT, "b")},
     **{(n, "*"): _identity for n in ("conj", "real", "positive")},
     ("imag", "*"): lambda a: _c(0, a),
     ("abs", "u"): _identity, ("abs", "b"): _identity, ("square", "b"): _identity,
@@ -285,6 +302,9 @@ SPECIAL: dict[tuple[str, str], Callable[..., ir.Expr]] = {
        for k in _INT},
     ("isnan", "f"): isnan, ("isinf", "f"): isinf, ("isfinite", "f"): isfinite,
     ("signbit", "f"): signbit, ("copysign", "f"): copysign,
+    # NumPy converts integers to float first: only the sign of negative values is set
+    ("signbit", "i"): lambda a: a < 0, ("signbit", "u"): _false, ("signbit", "b"): _false,
+    ("reciprocal", "i"): _int_reciprocal, ("reciprocal", "u"): _int_reciprocal,
     ("logaddexp", "f"): _fn(mathlib.logaddexp),
     ("logaddexp2", "f"): lambda a, b: mathlib.logaddexp(a.type, True)(a, b),
     ("nextafter", "f"): _nextafter, ("spacing", "f"): _spacing,

@@ -462,3 +462,43 @@ def with_features(k: Kernel) -> Kernel:
         if isinstance(n, Const) and n.type is F64:
             fs |= {"shader-int64"}  # f64 inf/nan literals are bitcast u64
     return replace(k, features=k.features | fs)
+
+
+# -- additions for reductions and scans (subgroups, CUDA's single-pass scan) ---------------------
+# Builtins "sglane" (index within the subgroup/warp) and "sgsize" (its size: 32 on CUDA) are
+# scalars; WGSL declares them when ``Kernel.features`` holds "subgroup". Calls "shuffle_xor"
+# and "shuffle_up" (value, lane delta) exchange values within a subgroup.
+@dataclass(frozen=True, eq=True)
+class AtomicRMW(Expr):
+    """``atomic<op>(&buf[index], value)`` as an expression: the old value (op: add | exch | max)."""
+
+    op: str
+    buf: Buffer
+    index: Expr
+    value: Expr
+    type: Type
+
+
+@dataclass(frozen=True, eq=True)
+class VolatileLoad(Expr):
+    """A load that always goes to memory (another workgroup may have written it)."""
+
+    buf: Buffer
+    index: Expr
+    type: Type
+
+
+@dataclass(frozen=True)
+class Fence:
+    """A device-scope memory fence (CUDA ``__threadfence``): earlier writes before later ones."""
+
+
+@dataclass(frozen=True)
+class While:
+    cond: Expr
+    body: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Break:
+    """Leave the innermost loop."""

@@ -26,8 +26,14 @@ def _f(v: float, t: ir.Type) -> ir.Const:
 
 
 # -- bits of floats (f32 as one u32 word; f64 as hi/lo words: no int64 needed) ---------------
+def _wide(x: ir.Expr) -> ir.Expr:
+    # f16 bits are not addressable in WGSL: f32(x) keeps sign, inf and nan exactly
+    return ir.cast(x, F32) if x.type is ir.F16 else x
+
+
 def hi(x: ir.Expr) -> ir.Expr:
-    """The word holding sign and exponent (f32: the only word)."""
+    """The word holding sign and exponent (f32: the only word; f16: its f32 value's)."""
+    x = _wide(x)
     return ir.Bitcast(x, U32) if x.type is F32 else ir.Call("hiword", (x,), U32)
 
 
@@ -44,6 +50,7 @@ def _exp_mask(t: ir.Type) -> int:
 
 
 def isnan(x: ir.Expr) -> ir.Expr:
+    x = _wide(x)
     h = hi(x) & 0x7FFFFFFF
     if x.type is F32:
         return h > _exp_mask(F32)
@@ -52,6 +59,7 @@ def isnan(x: ir.Expr) -> ir.Expr:
 
 
 def isinf(x: ir.Expr) -> ir.Expr:
+    x = _wide(x)
     h = hi(x) & 0x7FFFFFFF
     if x.type is F32:
         return h.eq(_exp_mask(F32))
@@ -59,6 +67,7 @@ def isinf(x: ir.Expr) -> ir.Expr:
 
 
 def isfinite(x: ir.Expr) -> ir.Expr:
+    x = _wide(x)
     return (hi(x) & 0x7FFFFFFF) < _exp_mask(x.type)
 
 
@@ -67,11 +76,14 @@ def signbit(x: ir.Expr) -> ir.Expr:
 
 
 def copysign(a: ir.Expr, b: ir.Expr) -> ir.Expr:
+    if a.type is ir.F16:
+        return ir.cast(copysign(_wide(a), _wide(b)), ir.F16)
     h = (hi(a) & 0x7FFFFFFF) | (hi(b) & 0x80000000)
     return ir.Bitcast(h, F32) if a.type is F32 else from_words(lo(a), h)
 
 
 def is_zero(x: ir.Expr) -> ir.Expr:
+    x = _wide(x)
     h = hi(x) & 0x7FFFFFFF
     return h.eq(0) if x.type is F32 else ir.Binary("land", h.eq(0), lo(x).eq(0), ir.BOOL)
 
@@ -194,22 +206,54 @@ def logaddexp(t: ir.Type, base2: bool = False) -> ir.Function:
     return ir.Function(name, (a, b), t, body)
 
 
+def _ilogb(x: ir.Expr) -> ir.Expr:
+    """floor(log2(x)) for finite x > 0 (subnormals scaled into the normal range first)."""
+    t = x.type
+    mh, bias, up = (20, 1023, 54) if t is F64 else (23, 127, 25)
+    sub = (hi(x) & 0x7FFFFFFF) < (1 << mh)
+    h = hi(ir.select(sub, x * 2.0**up, x)) & 0x7FFFFFFF
+    return ir.cast(h >> mh, ir.I32) - ir.select(sub, ir.Const(bias + up, ir.I32),
+                                                ir.Const(bias, ir.I32))  # fmt: skip
+
+
+def _pow2(k: ir.Expr, t: ir.Type) -> ir.Expr:
+    mh, bias = (20, 1023) if t is F64 else (23, 127)
+    e = ir.Bitcast(k + bias, U32) << mh
+    return from_words(ir.Const(0, U32), e) if t is F64 else ir.Bitcast(e, F32)
+
+
 @cache
 def fmod(t: ir.Type) -> ir.Function:
-    """C's fmod: a - trunc(a / b) * b with the sign of a (exact while |a / b| < 2**24 in f32)."""
+    """C's fmod, exact for all inputs: subtract |b| * 2**e with e chosen so the subtraction is
+    exact (Sterbenz), once per binade of the quotient (at most ~2100 steps for f64)."""
     name, (a, b) = _fn("ruda_fmod", t, "a b")
-    r, ab = Var("r", t), Var("ab", t)
+    r, ab, bb, e, e3 = Var("r", t), Var("ab", t), Var("bb", t), Var("e", ir.I32), Var("e3", ir.I32)
+    k = Var("k", U32)
+    limit = ir.Const(2200 if t is F64 else 300, U32)
     body = (
         If(lor(isnan(a), isnan(b), isinf(a), is_zero(b)), (Return(nan(t)),)),
         If(isinf(b), (Return(a),)),
         Let(ab, ir.call("abs", b)),
-        Let(r, ir.call("fma", -ir.call("trunc", a / b), b, a), mutable=True),
-        # one correction step each way: trunc(a / b) can be one off where a / b rounds
-        If(ir.call("abs", r) >= ab, (Assign(r, r - copysign(ab, r)),)),
-        If(land(r.ne(0.0), signbit(r).ne(signbit(a))), (Assign(r, r + copysign(ab, a)),)),
-        Return(ir.select(is_zero(r), copysign(_f(0.0, t), a), r)),
-    )
+        Let(r, ir.call("abs", a), mutable=True),
+        For(k, ir.Const(0, U32), ir.select(r >= ab, limit, ir.Const(0, U32)), ir.Const(1, U32), (
+            Let(e, _ilogb(r) - _ilogb(ab)),
+            Let(e3, ir.Binary("div", e, ir.Const(3, ir.I32), ir.I32)),
+            # |b| * 2**e in three exact steps (2**e alone can overflow), then below r
+            Let(bb, ab * _pow2(e3, t) * _pow2(e3, t) * _pow2(e - e3 - e3, t), mutable=True),
+            If(bb > r, (Assign(bb, bb * 0.5),)),
+            Assign(r, r - bb),
+        )),
+        Return(copysign(r, a)),
+    )  # fmt: skip
     return ir.Function(name, (a, b), t, body)
+
+
+def _pow_core(t: ir.Type, ax: ir.Expr, y: ir.Expr) -> ir.Expr:
+    if t is F64:
+        from .libm_pow import pow_core
+
+        return pow_core(t)(ax, y)
+    return ir.call("exp2", y * ir.call("log2", ax))
 
 
 @cache
@@ -223,13 +267,14 @@ def pow_float(t: ir.Type) -> ir.Function:
         If(y.eq(1.0), (Return(x),)),
         Let(ax, ir.call("abs", x)),
         If(land(ax.eq(1.0), isinf(y)), (Return(_f(1.0, t)),)),
-        # exp2(y * log2(0)) needs inf arithmetic, which drivers may assume away
+        # exp2(y * log2(0)) needs inf arithmetic, which drivers may assume away; f64 has no
+        # exp2/log2 builtins: fdlibm's pow (log2 in extra precision) from libm_pow
         Let(
             r,
             ir.select(
-                is_zero(x),
-                ir.select(y < 0.0, inf(t), ir.Const(0.0, t)),
-                ir.call("exp2", y * ir.call("log2", ax)),
+                lor(is_zero(x), isinf(x)),
+                ir.select((y < 0.0).ne(isinf(x)), inf(t), ir.Const(0.0, t)),
+                ir.select(ax.eq(1.0), ir.Const(1.0, t), _pow_core(t, ax, y)),  # (-1)**y
             ),
         ),  # fmt: skip
         Let(yint, ir.call("floor", y).eq(y)),

@@ -5,29 +5,62 @@ bindings in group 0. Narrow buffers (bool, 8/16-bit ints) are first rewritten to
 ``storage.pack_narrow``; narrow values live in i32/u32 (narrow casts re-wrap them). f16 needs
 ``enable f16;`` (shader-f16); f64 and 64-bit integers need shader-f64 / shader-int64
 (``Kernel.features`` lists them; f64 bit tests go through u64, so f64 kernels also need
-shader-int64). Math WGSL lacks or gets wrong (C99 pow, log1p, expm1, hypot,
-cbrt, fmod, nextafter) is replaced by IR helpers from ``mathlib``.
+shader-int64). Math WGSL lacks or gets wrong (C99 pow, log1p, expm1, hypot, cbrt, fmod,
+nextafter) is replaced by IR helpers from ``mathlib`` and ``libm``.
 
-SPIR-V's GLSL.std.450 has no f64 sin/exp/log...: rendering those raises ``NotImplementedError``
-(``F64_MISSING`` lists them) rather than producing code that computes garbage.
+SPIR-V's GLSL.std.450 has no f64 sin/exp/log... (``F64_MISSING``; lavapipe computes garbage if
+forced): those are IR functions from ``libm``, ``libm_pow`` and ``libm_trig`` (fdlibm ports,
+``IR_MATH``). f32 transcendentals compute in f64 and round once when the renderer is given a
+device with shader-f64 and shader-int64 (``F32_VIA_F64``); without, the f32 ones whose driver
+builtin is not accurate (lavapipe: acos/asin off by 2e-4, log near 1, exp's subnormal results)
+are IR functions in f32 (``IR_MATH[ir.F32]``) and the rest are the driver's.
 """
 
 from __future__ import annotations
 
 import struct
 
-from . import ir, mathlib, storage
+from . import ir, libm, libm_pow, libm_trig, mathlib, storage
 from .render import CLike
 
 _BUILTINS = {"gid": "global_invocation_id", "lid": "local_invocation_id",
              "wid": "workgroup_id", "nwg": "num_workgroups"}  # fmt: skip
 _AXES = "xyz"
+_SUBGROUP_BUILTINS = {"sglane": "subgroup_invocation_id", "sgsize": "subgroup_size"}
 _FCMP = {"eq", "ne", "lt", "le", "gt", "ge"}
 # GLSL.std.450 instructions that are 16/32-bit float only (lavapipe returns garbage for f64).
 F64_MISSING = frozenset(
     "sin cos tan asin acos atan atan2 sinh cosh tanh asinh acosh atanh exp exp2 expm1 "
     "log log2 log10 log1p pow cbrt".split()
 )
+
+# IR replacements by argument type: every f64 function GLSL.std.450 lacks, and the f32 ones
+# whose driver builtin is not accurate enough (lavapipe's acos/asin are off by ~2e-4).
+IR_MATH = {
+    ir.F64: {
+        "sin": libm_trig.sin, "cos": libm_trig.cos, "tan": libm_trig.tan,
+        "asin": libm_trig.asin, "acos": libm_trig.acos, "atan": libm_trig.atan,
+        "atan2": libm_trig.atan2, "sinh": libm_pow.sinh, "cosh": libm_pow.cosh,
+        "tanh": libm_pow.tanh, "asinh": libm_pow.asinh, "acosh": libm_pow.acosh,
+        "atanh": libm_pow.atanh, "exp": libm.exp, "exp2": libm.exp2, "expm1": libm.expm1,
+        "log": libm.log, "log2": libm.log2, "log10": libm.log10, "log1p": libm.log1p,
+        "cbrt": libm_pow.cbrt,
+    },
+    ir.F32: {"asin": libm_trig.asin, "acos": libm_trig.acos, "atan": libm_trig.atan,
+             "atan2": libm_trig.atan2, "sinh": libm_pow.sinh, "cosh": libm_pow.cosh,
+             "tanh": libm_pow.tanh, "asinh": libm_pow.asinh, "acosh": libm_pow.acosh,
+             "atanh": libm_pow.atanh, "exp": libm.exp, "log": libm.log, "log2": libm.log2,
+             "log10": libm.log10},
+}  # fmt: skip
+assert F64_MISSING <= {*IR_MATH[ir.F64], "pow"}
+# f32 functions computed in f64 and rounded once where the device has shader-f64 and
+# shader-int64 (the driver's f32 builtins are not NumPy-accurate: lavapipe's sin(1e10) is
+# garbage, its exp flushes subnormal results, its log loses digits near 1).
+F32_VIA_F64 = frozenset(
+    "sin cos tan asin acos atan atan2 sinh cosh tanh asinh acosh atanh exp exp2 expm1 "
+    "log log2 log10 log1p pow cbrt".split()
+)
+_F64_MATH = frozenset({"shader-f64", "shader-int64"})
 
 
 class WGSL(CLike):
@@ -39,23 +72,28 @@ class WGSL(CLike):
     # WGSL lacks several C math functions; these expand inline ({0}, {1}: the arguments).
     functions = {
         "inverse_sqrt": "inverseSqrt", "fabs": "abs", "rint": "round",
-        "log10": "log2({0}) * 0.30102999566398120", "fmin": "min", "fmax": "max",
+        "fmin": "min", "fmax": "max",
         # f64 bits through u64 (naga cannot bitcast f64 to vec2<u32>): needs shader-int64
         "hiword": "u32(bitcast<u64>({0}) >> 32u)", "loword": "u32(bitcast<u64>({0}))",
         "from_words": "bitcast<f64>((u64({1}) << 32u) | u64({0}))",
         "f16_bits": "pack2x16float(vec2<f32>({0}, 0.0f))",
         "f16_from_bits": "unpack2x16float({0}).x",
+        "shuffle_xor": "subgroupShuffleXor", "shuffle_up": "subgroupShuffleUp",
     }  # fmt: skip
     ir_functions = {
-        "log1p": mathlib.log1p, "expm1": mathlib.expm1, "hypot": mathlib.hypot,
+        "log1p": libm.log1p, "expm1": libm.expm1, "hypot": mathlib.hypot,
         "cbrt": mathlib.cbrt, "fmod": mathlib.fmod, "nextafter": mathlib.nextafter,
     }  # fmt: skip
 
-    def __init__(self) -> None:
+    def __init__(self, features: frozenset[str] | set[str] = frozenset()) -> None:
         super().__init__()
+        # the device's features: with f64 math, f32 transcendentals compute in f64
+        self.wide = _F64_MATH <= set(features)
         self.prefix = ""  # global names' prefix, so several kernels can share one module
 
     def _e_builtin(self, e: ir.Builtin) -> str:
+        if e.name in _SUBGROUP_BUILTINS:  # scalars
+            return e.name
         return f"{e.name}.{_AXES[e.axis]}"
 
     def _e_unary(self, e: ir.Unary) -> str:
@@ -73,10 +111,18 @@ class WGSL(CLike):
             else:
                 amount = self.expr(b) if self.type(b.type) == "u32" else f"u32({self.expr(b)})"
             return f"({self.expr(e.a)} {'<<' if e.op == 'shl' else '>>'} {amount})"
+        if e.op in ("lt", "le", "gt", "ge") and e.a.type is ir.BOOL:
+            # WGSL orders no bools: compare them as 0/1 (False < True, as in NumPy)
+            return self._e_binary(ir.Binary(e.op, ir.cast(e.a, ir.U32), ir.cast(e.b, ir.U32),
+                                            ir.BOOL))  # fmt: skip
         if e.op in _FCMP and e.a.type.is_float:
             # Vulkan drivers may compare as if there were no NaN (lavapipe does): test the bits.
             raw = super()._e_binary(e)
-            both = self.expr(mathlib.lor(mathlib.isnan(e.a), mathlib.isnan(e.b)))
+            # (a constant is tested only when it is NaN itself)
+            sides = [v for v in (e.a, e.b) if not isinstance(v, ir.Const) or v.value != v.value]
+            if not sides:
+                return raw
+            both = self.expr(mathlib.lor(*(mathlib.isnan(v) for v in sides)))
             if e.op == "ne":
                 return f"({raw} || {both})"
             return f"({raw} && !{both})"
@@ -89,11 +135,12 @@ class WGSL(CLike):
     def _e_call(self, e: ir.Call) -> str:
         if e.defn is None and e.args:
             t = e.args[0].type
-            if t is ir.F64 and e.fn in F64_MISSING:
-                raise NotImplementedError(
-                    f"WGSL: no f64 {e.fn}: SPIR-V's GLSL.std.450 has it for 16/32-bit floats "
-                    f"only, and ruda has no IR implementation of it yet"
-                )
+            if t is ir.F32 and self.wide and e.fn in F32_VIA_F64:
+                wide = ir.Call(e.fn, tuple(ir.cast(a, ir.F64) for a in e.args), ir.F64)
+                return self.expr(ir.Cast(wide, ir.F32))
+            replace = IR_MATH.get(t, {}).get(e.fn)
+            if replace is not None:
+                return super()._e_call(replace(t)(*e.args))
             if e.fn == "pow" and t.is_float:
                 return super()._e_call(mathlib.pow_float(t)(*e.args))
             if e.fn == "nextafter":
@@ -216,6 +263,8 @@ class WGSL(CLike):
             lines.append(f"var<workgroup> {pre}{s.name}: array<{self.type(s.elem)}, {s.size}>;")
         wg = ", ".join(str(n) for n in k.workgroup)
         args = ", ".join(f"@builtin({v}) {n}: vec3<u32>" for n, v in _BUILTINS.items())
+        if "subgroup" in k.features:  # naga needs the device feature, not an enable directive
+            args += "".join(f", @builtin({v}) {n}: u32" for n, v in _SUBGROUP_BUILTINS.items())
         lines.append(f"@compute @workgroup_size({wg})\nfn {k.name}({args}) {{")
         for p in k.params:
             lines.append(f"    let {p.name}: {self.type(p.type)} = {pre}params.{p.name};")
@@ -224,11 +273,11 @@ class WGSL(CLike):
         return "\n".join(lines)
 
 
-def render(k: ir.Kernel) -> str:
-    """WGSL source for a kernel (entry point named ``k.name``)."""
-    return WGSL().render(k)
+def render(k: ir.Kernel, features: frozenset[str] | set[str] = frozenset()) -> str:
+    """WGSL source for a kernel (entry point named ``k.name``) on a device with ``features``."""
+    return WGSL(features).render(k)
 
 
-def render_many(kernels: list[ir.Kernel]) -> str:
+def render_many(kernels: list[ir.Kernel], features: frozenset[str] | set[str] = frozenset()) -> str:
     """One WGSL module with every kernel as an entry point (globals prefixed by kernel name)."""
-    return WGSL().render_many(kernels)
+    return WGSL(features).render_many(kernels)

@@ -14,12 +14,14 @@ from typing import Any
 
 import numpy
 
+from ._chunks import copy_chunk
 from ._errors import CorruptDatasetError
 from ._schema import Schema
 
 __all__ = ["ChunkCache"]
 
 Fetch = Callable[[list[int]], Iterable[tuple[int, int, list[Any]]]]
+Scan = Callable[[int, int], Iterable[tuple]]  # raw table rows of chunks [lo, hi), in order
 
 
 class ChunkCache:
@@ -79,6 +81,56 @@ class ChunkCache:
                 self.loaded[c] = m
             self._check(self.loaded[chunks] <= pos, idx)
         return [buf[idx] for buf in self.bufs]
+
+    def _missing(self, n: int) -> numpy.ndarray:
+        """Chunks of records ``[0, n)`` not (fully) in the resident buffers."""
+        C, nc = self.C, -(-n // self.C)
+        want = numpy.full(nc, C, numpy.int64)
+        if nc:
+            want[-1] = n - (nc - 1) * C
+        have = self.loaded[:nc] if self.bufs is not None else numpy.zeros(nc, numpy.int64)
+        if have.size < nc:
+            have = numpy.concatenate([have, numpy.zeros(nc - have.size, numpy.int64)])
+        return numpy.flatnonzero(have < want)
+
+    def resident_buffers(self, n: int) -> list[numpy.ndarray] | None:
+        """The per-field buffers when records ``[0, n)`` are all resident, else None.
+
+        Records below ``n`` in them never change afterwards (the store is append-only and a
+        rollback or regrowth makes new buffers), so a caller may gather from them unlocked.
+        """
+        if not self.resident(n) or self.bufs is None or self._missing(n).size:
+            return None
+        return list(self.bufs)
+
+    def load(self, n: int, scan: Scan) -> list[numpy.ndarray]:
+        """Make records ``[0, n)`` resident in bulk: one streamed range query per run of missing
+        chunks, each row checked (crc, lengths) and copied straight into the buffers."""
+        self._grow(n)
+        C = self.C
+        miss = self._missing(n)
+        if miss.size:
+            views = [memoryview(b.reshape(-1).view(numpy.uint8)) for b in self.bufs]
+            cuts = numpy.flatnonzero(numpy.diff(miss) != 1) + 1  # runs of consecutive chunks
+            for run in numpy.split(miss, cuts):
+                for row in scan(int(run[0]), int(run[-1]) + 1):
+                    c = row[0]
+                    s = c * C
+                    m = min(C, self.cap - s)  # a writer may have committed more than counted
+                    if copy_chunk(self.schema, row, self.where, views, s, m) > C:
+                        raise CorruptDatasetError(
+                            f"ruda.dataset: {self.where} chunk {c}: holds more than {C} records "
+                            "(damaged)"
+                        )
+                    self.loaded[c] = min(m, row[1])
+            bad = self._missing(n)
+            if bad.size:
+                i = int(bad[0]) * C + int(self.loaded[bad[0]])
+                raise CorruptDatasetError(
+                    f"ruda.dataset: {self.where}: record {i} is counted but missing from the file "
+                    "(damaged)"
+                )
+        return list(self.bufs)
 
     def _check(self, bad: numpy.ndarray, idx: numpy.ndarray) -> None:
         if bad.any():

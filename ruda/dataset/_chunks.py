@@ -16,7 +16,15 @@ import numpy
 from ._errors import CorruptDatasetError, SchemaError
 from ._schema import Field, Schema
 
-__all__ = ["columns", "decode_chunk", "encode_chunk", "field_batch", "field_record"]
+__all__ = [
+    "check_row",
+    "columns",
+    "copy_chunk",
+    "decode_chunk",
+    "encode_chunk",
+    "field_batch",
+    "field_record",
+]
 
 _HEAD = struct.Struct("<qq")
 
@@ -120,25 +128,57 @@ def encode_chunk(schema: Schema, chunk: int, cols: list[Any], n: int) -> tuple:
     return (chunk, n, crc, *blobs)
 
 
-def decode_chunk(schema: Schema, row: tuple, where: str) -> tuple[int, list[Any]]:
-    """``(n, per-field data)`` from a table row; raises CorruptDatasetError on any mismatch."""
+def check_row(row: tuple, where: str) -> int:
+    """A table row's record count after checking its crc; raises CorruptDatasetError."""
     chunk, n, crc = row[0], row[1], row[2]
-    blobs = row[3:]
     if not isinstance(n, int) or n < 0:
         raise CorruptDatasetError(f"ruda.dataset: {where} chunk {chunk}: bad record count {n!r}")
     want = zlib.crc32(_HEAD.pack(chunk, n))
-    for b in blobs:
+    for b in row[3:]:
         if not isinstance(b, bytes):
             raise CorruptDatasetError(
                 f"ruda.dataset: {where} chunk {chunk}: a column is not a blob"
             )
-        want = zlib.crc32(b, want)
+        want = zlib.crc32(b, want)  # C speed, and the GIL is released for big blobs
     if want != crc:
         raise CorruptDatasetError(
             f"ruda.dataset: {where} chunk {chunk}: checksum mismatch (stored {crc}, computed "
             f"{want}); "
             "the file is damaged — run ruda.dataset.verify() for a full report"
         )
+    return n
+
+
+def _bad_length(where: str, chunk: int, f: Field, got: int, n: int) -> CorruptDatasetError:
+    return CorruptDatasetError(
+        f"ruda.dataset: {where} chunk {chunk}: field {f.name!r} holds {got} bytes, "
+        f"expected {n * f.record_bytes}"
+    )
+
+
+def copy_chunk(
+    schema: Schema, row: tuple, where: str, views: list[memoryview], start: int, m: int
+) -> int:
+    """Check a row of a fixed-shape schema and copy its first ``m`` records into ``views``.
+
+    ``views`` are flat byte views of per-field buffers; the records land at record ``start``.
+    Returns the row's record count. No intermediate arrays: one memcpy per field.
+    """
+    n = check_row(row, where)
+    m = min(m, n)
+    for f, b, v in zip(schema.fields, row[3:], views, strict=False):
+        rb = f.record_bytes
+        if len(b) != n * rb:
+            raise _bad_length(where, row[0], f, len(b), n)
+        v[start * rb : (start + m) * rb] = b if m == n else memoryview(b)[: m * rb]
+    return n
+
+
+def decode_chunk(schema: Schema, row: tuple, where: str) -> tuple[int, list[Any]]:
+    """``(n, per-field data)`` from a table row; raises CorruptDatasetError on any mismatch."""
+    chunk = row[0]
+    n = check_row(row, where)
+    blobs = row[3:]
     out: list[Any] = []
     k = 0
     for f in schema.fields:
@@ -146,10 +186,7 @@ def decode_chunk(schema: Schema, row: tuple, where: str) -> tuple[int, list[Any]
         k += 1
         if f.fixed:
             if len(b) != n * f.record_bytes:
-                raise CorruptDatasetError(
-                    f"ruda.dataset: {where} chunk {chunk}: field {f.name!r} holds {len(b)} bytes, "
-                    f"expected {n * f.record_bytes}"
-                )
+                raise _bad_length(where, chunk, f, len(b), n)
             out.append(numpy.frombuffer(b, f.dtype).reshape((n, *f.shape)))
         else:
             shapes = numpy.frombuffer(blobs[k], "<i8").reshape(n, len(f.shape))

@@ -355,6 +355,32 @@ class Dataset:
                 out.append((row[0], n, data))
         return out
 
+    def _scan(self, lo: int, hi: int):
+        """Raw rows of chunks ``[lo, hi)`` in order, streamed (one range query, no id list)."""
+        cols = ", ".join(self._cols)
+        sql = (
+            f'SELECT chunk, n, crc, {cols} FROM "{self._info.table}" '
+            "WHERE chunk >= ? AND chunk < ? ORDER BY chunk"
+        )
+        return self._conn.execute(sql, (lo, hi))
+
+    def _resident(self, n: int) -> list[numpy.ndarray] | None:
+        """Per-field buffers holding records ``[0, n)`` when they are all in memory, else None."""
+        with self._lock:  # (a writer's unsynced tail is not in the file yet: `_load` syncs it)
+            return None if not self._synced else self._cache.resident_buffers(n)
+
+    def _load(self, n: int) -> list[numpy.ndarray] | None:
+        """Read records ``[0, n)`` into memory in bulk when the split fits the cache budget;
+        returns the per-field buffers, or None when it does not fit (reads go chunk by chunk)."""
+        with self._lock:
+            if self._conn is None:
+                raise DatasetError(f"ruda.dataset: {self._where} is closed")
+            if not self._cache.resident(n):
+                return None
+            self._sync()
+            with corrupt_errors(self.path):
+                return self._cache.load(n, self._scan)
+
     def _indices(self, key: Any) -> tuple[numpy.ndarray, bool]:
         """Record indices for ``key`` and whether the result is batched."""
         if isinstance(key, (int, numpy.integer)) and not isinstance(key, bool):
@@ -406,6 +432,8 @@ class Dataset:
             if self._conn is None:
                 raise DatasetError(f"ruda.dataset: {self._where} is closed")
             self._sync()
+            if idx.size * 2 >= self._n and self._cache.resident(self._n):
+                self._load(self._n)  # most of the split: one streamed scan beats id lookups
             return self._cache.gather(idx, self._n, self._fetch)
 
     def __getitem__(self, key: Any) -> dict[str, Any]:
@@ -457,11 +485,15 @@ class Dataset:
         device: Any = None,
         prefetch: int = 2,
     ):
-        """Iterate over batches ``{field: ruda array}`` read ahead on a background thread.
+        """Iterate over batches ``{field: ruda array}``; the file is read on a background thread.
 
         ``shuffle`` draws a fresh permutation (reproducible with ``seed``); ``device`` is where the
-        batches are placed (the copy happens on the reading thread, so the consumer is not starved);
-        ``prefetch`` is how many batches may wait ready.
+        batches are placed. The iterator holds the records present when it was made (a snapshot).
+
+        A split that fits ``cache_bytes`` is read into memory in one scan on a background thread
+        (first pass only); cpu batches are then gathered on demand (cheaper than a thread
+        hand-off: no read-ahead). Otherwise, or for another ``device``, a reader thread decodes
+        and places batches ahead of the consumer; ``prefetch`` is how many may wait ready.
 
         >>> import numpy, tempfile, os
         >>> from ruda import dataset

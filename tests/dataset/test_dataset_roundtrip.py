@@ -244,8 +244,8 @@ def test_batches(tmp_path, rng, device):
         ds.extend(data)
     ds = dataset.open(p)
     threads = []
-    gather = ds._gather
-    ds._gather = lambda idx: threads.append(threading.current_thread().name) or gather(idx)
+    load = ds._load
+    ds._load = lambda n: threads.append(threading.current_thread().name) or load(n)
     it = ds.batches(batch_size=64, shuffle=True, seed=3, device=device, prefetch=3)
     assert len(it) == 16
     seen = []
@@ -255,8 +255,8 @@ def test_batches(tmp_path, rng, device):
         seen.append(lab)
         pos = numpy.nonzero(data["label"][None, :] == lab[:, None])[1]  # labels are unique
         _check(b, data, pos)
-    assert set(threads) == {"ruda.dataset.batches"}  # read on a background thread
-    del ds._gather
+    assert threads == ["ruda.dataset.batches"]  # the file is read once, on a background thread
+    del ds._load
     seen = numpy.concatenate(seen)
     assert sorted(seen.tolist()) == sorted(data["label"].tolist())  # every record exactly once
     assert not numpy.array_equal(seen, data["label"])
@@ -265,14 +265,69 @@ def test_batches(tmp_path, rng, device):
     plain = list(ds.batches(100, drop_last=True, prefetch=0))
     assert [len(_np(b["label"])) for b in plain] == [100] * 10
     _check(plain[3], data, slice(300, 400))
+    dropped = [_np(b["label"]) for b in ds.batches(100, shuffle=True, seed=1, drop_last=True)]
+    assert [len(x) for x in dropped] == [100] * 10
+    assert len(set(numpy.concatenate(dropped).tolist())) == 1000  # distinct records
+    for shuffle in (False, True):  # writing into a batch leaves the cached records alone
+        numpy.asarray(next(iter(ds.batches(50, shuffle=shuffle)))["label"])[:] = 0
+    _check(ds[0:n], data, slice(0, n))
     tail = list(ds.batches(1000))
     assert len(tail) == 2 and _np(tail[1]["label"]).shape == (3,)
     it = ds.batches(8)
     next(it)
     it.close()  # stopping early ends the reader thread
+    if device == ruda.Device("cpu"):
+        # In memory already: later passes gather on demand, no thread (a hand-off costs more).
+        assert ds.batches(8)._thread is None
     with pytest.raises(ValueError, match="batch_size"):
         ds.batches(0)
     with pytest.raises(ValueError, match="prefetch"):
         ds.batches(4, prefetch=-1)
     with pytest.raises(ValueError, match="nosuchdevice"):
         ds.batches(4, device="nosuchdevice:0")
+
+
+def test_batches_beyond_the_cache(tmp_path, rng, device):
+    """A split larger than ``cache_bytes`` is decoded chunk by chunk on the reader thread."""
+    n = 700
+    data = _data(rng, n)
+    p = tmp_path / "big.db"
+    with dataset.create(p, schema=SCHEMA, chunk_bytes=4096) as ds:
+        ds.extend(data)
+    ds = dataset.open(p, cache_bytes=20_000)  # ~20 chunks of the split's ~150
+    threads = []
+    gather = ds._gather
+    ds._gather = lambda idx: threads.append(threading.current_thread().name) or gather(idx)
+    for prefetch in (0, 2):
+        seen = []
+        for b in ds.batches(
+            batch_size=50, shuffle=True, seed=prefetch, device=device, prefetch=prefetch
+        ):
+            assert b["image"].device == device
+            lab = _np(b["label"])
+            seen.append(lab)
+            _check(b, data, numpy.nonzero(data["label"][None, :] == lab[:, None])[1])
+        seen = numpy.concatenate(seen)
+        assert sorted(seen.tolist()) == sorted(data["label"].tolist())
+    assert threads and set(threads) == {"ruda.dataset.batches"}  # read on a background thread
+    assert ds._cache.bufs is None and ds._cache.lru_bytes <= 20_000
+
+
+def test_batches_while_writing(tmp_path, rng, device):
+    """A writer's own batches see its uncommitted records; the pass is a snapshot."""
+    data = _data(rng, 300)
+    p = tmp_path / "w.db"
+    with dataset.create(p, schema=SCHEMA, chunk_bytes=4096) as ds:
+        ds.extend({k: v[:100] for k, v in data.items()})
+        ds.commit()
+        ds.extend({k: v[100:250] for k, v in data.items()})  # a partial chunk, not committed
+        it = ds.batches(64, shuffle=True, seed=0, device=device)
+        first = next(it)
+        ds.extend({k: v[250:] for k, v in data.items()})
+        labs = numpy.concatenate([_np(first["label"])] + [_np(b["label"]) for b in it])
+        assert sorted(labs.tolist()) == sorted(data["label"][:250].tolist())
+        labs = numpy.concatenate([_np(b["label"]) for b in ds.batches(64, device=device)])
+        numpy.testing.assert_array_equal(labs, data["label"])
+        ds.rollback()
+        labs = numpy.concatenate([_np(b["label"]) for b in ds.batches(64, device=device)])
+        numpy.testing.assert_array_equal(labs, data["label"][:100])

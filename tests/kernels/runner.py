@@ -12,14 +12,15 @@ from ruda._kernels import elementwise, ir, wgsl
 
 
 class Runner:
-    def __init__(self, device) -> None:
+    def __init__(self, device, features=frozenset()) -> None:
         import wgpu
 
         self.wgpu, self.device, self.pipelines = wgpu, device, {}
+        self.features = frozenset(features)  # enabled on ``device``: the renderer uses them
 
     def _pipeline(self, k: ir.Kernel):
         if k.name not in self.pipelines:
-            module = self.device.create_shader_module(code=wgsl.render(k))
+            module = self.device.create_shader_module(code=wgsl.render(k, self.features))
             self.pipelines[k.name] = self.device.create_compute_pipeline(
                 layout="auto", compute={"module": module, "entry_point": k.name}
             )
@@ -68,3 +69,41 @@ class Runner:
         assert set(tail) <= {0xAB}, f"{k.name} wrote past the end: {tail!r}"
         r = r[::-1] if strided else r
         return r.reshape(shape)
+
+    def run_plan(self, plan, arrays: dict[str, np.ndarray], out_dtype, out_count: int):
+        """Run a reduce/scan ``Plan`` (launches over named arrays): bind ``arrays`` by name,
+        zero-filled temps, and an ``out`` of ``out_count`` elements; all in one submit."""
+        wgpu = self.wgpu
+        usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC
+        bufs = {n: self._buffer(np.ascontiguousarray(a).tobytes(), usage)
+                for n, a in arrays.items()}  # fmt: skip
+        for n, (t, count) in plan.temps.items():
+            bufs[n] = self._buffer(b"\0" * (count * t.itemsize), usage)
+        size = out_count * np.dtype(out_dtype).itemsize
+        bufs["out"] = self._buffer(b"\xab" * size, usage, b"\xab")
+        enc = self.device.create_command_encoder()
+        keep = []  # uniforms and bind groups live until the submit
+        for launch in plan.launches:
+            pipe = self._pipeline(launch.kernel)
+            entries = [{"binding": i, "resource": {"buffer": bufs[n], "offset": 0,
+                        "size": bufs[n].size}} for i, n in enumerate(launch.buffers)]  # fmt: skip
+            if launch.params:
+                raw = np.array(launch.params, np.int64).astype(np.uint32).tobytes()
+                uni = self._buffer(raw + b"\0" * (-len(raw) % 16), wgpu.BufferUsage.UNIFORM)
+                entries.append({"binding": len(launch.buffers),
+                                "resource": {"buffer": uni, "offset": 0,
+                                             "size": uni.size}})  # fmt: skip
+                keep.append(uni)
+            bg = self.device.create_bind_group(layout=pipe.get_bind_group_layout(0),
+                                               entries=entries)  # fmt: skip
+            keep.append(bg)
+            cp = enc.begin_compute_pass()
+            cp.set_pipeline(pipe)
+            cp.set_bind_group(0, bg)
+            cp.dispatch_workgroups(*launch.grid)
+            cp.end()
+        self.device.queue.submit([enc.finish()])
+        data = self.device.queue.read_buffer(bufs["out"])
+        tail = bytes(data[size:])
+        assert set(tail) <= {0xAB}, f"{plan.launches[-1].kernel.name} wrote past the end"
+        return np.frombuffer(data, out_dtype)[:out_count].copy()

@@ -8,10 +8,9 @@ import warnings
 import numpy as np
 import pytest
 
-from ruda._kernels import elementwise, ir
+from ruda._kernels import elementwise, ir, wgsl
 from ruda._ops import ELEMENTWISE
 
-from .cases import wgsl_gap
 from .runner import Runner
 
 # Ops whose result must match NumPy bit for bit (NaN positions too) on every dtype.
@@ -29,19 +28,19 @@ SKIP = {"isnat"}  # NumPy: datetimes only
 NO_ZERO_SIGN = {"maximum", "minimum", "fmax", "fmin", "sign"}
 
 
-_LAVAPIPE = "the driver's f32 math (llvmpipe) is not accurate to NumPy's tolerance"
-# Known gaps, by op: driver math accuracy, and IR helpers not yet exact (reported, not hidden).
-DRIVER_MATH = {
-    **dict.fromkeys("acos acosh asin asinh atan atanh cos sin sinh tan tanh atan2".split(),
-                    _LAVAPIPE),
-    "expm1": "Kahan's expm1 needs a correctly rounded exp/log; llvmpipe's are not",
-    "log1p": "Goldberg's log1p needs a correctly rounded log; llvmpipe's is not",
-    "pow": "llvmpipe flushes subnormal results of exp2 to zero",
-    "fmod": "WGSL fmod helper is exact only while |a / b| < 2**24",
-    "remainder": "built on the fmod helper (exact only while |a / b| < 2**24)",
-    "floor_divide": "llvmpipe's f32 division of huge values overflows (a * (1 / b))",
-    "spacing": "NumPy's float16 spacing of negatives and of -0 differ from nextafter - x",
+# Known gaps, per (op, compute type, math mode): strict xfails, each with its reason.
+# "native" renders f32 math with the driver's builtins; "f64" computes it in f64 (when the device
+# has shader-f64 and shader-int64) and rounds once. f16 computes in f32.
+_LAVAPIPE_F32 = "lavapipe's f32 {} builtin is not NumPy-accurate (no IR f32 implementation yet)"
+KNOWN: dict[tuple[str, str, str], str] = {
+    **{(n, "f32", "native"): _LAVAPIPE_F32.format(n) for n in ("cos", "sin", "tan")},
+    ("pow", "f32", "native"): "lavapipe's f32 exp2 flushes subnormal results to zero "
+                              "(pow(3.4e38, -1) gives 0)",
 }  # fmt: skip
+
+
+def _known(name: str, t: str, mode: str) -> str | None:
+    return KNOWN.get((name, t, mode))
 
 
 def _edges(dt: np.dtype) -> np.ndarray:
@@ -79,7 +78,16 @@ def _cases():
         if op.name in SKIP:
             continue
         for ins, out in elementwise.supported_types(op.name):
-            yield pytest.param(op.name, ins, out, id=f"{op.name}-{'-'.join(t.name for t in ins)}")
+            tid = f"{op.name}-{'-'.join(t.name for t in ins)}"
+            modes = ["native"]
+            if ins[0] in (ir.F16, ir.F32) and op.name in wgsl.F32_VIA_F64 | VIA_F64_HELPERS:
+                modes.append("f64")
+            for mode in modes:
+                yield pytest.param(op.name, ins, out, mode, id=f"{tid}-{mode}")
+
+
+# ops whose IR helpers call an F32_VIA_F64 function (their f32 forms change with the mode)
+VIA_F64_HELPERS = {"logaddexp", "logaddexp2"}
 
 
 @pytest.fixture(scope="module")
@@ -90,20 +98,23 @@ def runner():
         pytest.skip("no WebGPU adapter (install mesa-vulkan-drivers)")
     feats = sorted({"shader-f16", "shader-f64", "shader-int64"} & set(adapter.features))
     dev = adapter.request_device_sync(required_features=feats)
-    return Runner(dev), set(feats)
+    # the same device, rendered without and with f64 math for f32
+    native = Runner(dev, set(feats) - {"shader-f64"})
+    return {"native": native, "f64": Runner(dev, feats)}, set(feats)
 
 
-@pytest.mark.parametrize("name,ins,out", list(_cases()))
-def test_matches_numpy(runner, name, ins, out, rng, request):
-    run, feats = runner
+@pytest.mark.parametrize("name,ins,out,mode", list(_cases()))
+def test_matches_numpy(runner, name, ins, out, mode, rng, request):
+    runs, feats = runner
+    run = runs[mode]
     k = elementwise.build(name, ins, out, None)
     if not k.features <= feats:
         pytest.skip(f"adapter lacks {sorted(k.features - feats)}")
-    if wgsl_gap(k):
-        pytest.xfail(wgsl_gap(k))
-    why = DRIVER_MATH.get(name)
-    if why and ins[0].is_float:
-        request.applymarker(pytest.mark.xfail(reason=why, strict=False))
+    if mode == "f64" and not {"shader-f64", "shader-int64"} <= feats:
+        pytest.skip("adapter lacks shader-f64 / shader-int64: f32 math stays in f32")
+    why = _known(name, ins[0].name, mode)
+    if why:
+        request.applymarker(pytest.mark.xfail(reason=why, strict=True))
     xs = _inputs(name, ins, rng)
     fn = getattr(np, OPS_NUMPY[name])
     with warnings.catch_warnings(), np.errstate(all="ignore"):

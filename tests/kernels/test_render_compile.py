@@ -39,13 +39,19 @@ def test_every_entry_is_covered():
             elementwise.build(op.name, ins, out, None)  # raises if the op has no lowering
 
 
-def test_wgsl_gaps_are_only_f64_transcendentals(kernels):
+def test_wgsl_has_no_gaps(kernels):
+    # f64 transcendentals (absent from GLSL.std.450) are IR functions from ruda._kernels.libm*
     gaps = {k.name: g for k in kernels if (g := wgsl_gap(k))}
-    for name, why in gaps.items():
-        assert "_f64_" in name and "no f64" in why, (name, why)
-    names = {n.split("_f64")[0] for n in gaps}
-    assert names <= {o.name for o in ELEMENTWISE}
-    assert "add" not in names and "sqrt" not in names
+    assert not gaps, list(gaps.items())[:3]
+    src = wgsl.render(elementwise.build("sin", (ir.F64,), ir.F64, None))
+    assert "fn ruda_sin_f64(" in src and " sin(" not in src
+
+
+def test_f32_math_goes_through_f64_when_the_device_has_it():
+    k = elementwise.build("sin", (ir.F32,), ir.F32, None)
+    assert "ruda_sin_f64" not in wgsl.render(k)
+    wide = wgsl.render(k, {"shader-f64", "shader-int64"})
+    assert "ruda_sin_f64" in wide and "f32(ruda_sin_f64(f64(" in wide
 
 
 def test_narrow_buffers_are_packed_words():
@@ -89,8 +95,8 @@ def wgpu_device():
     return adapter.request_device_sync(required_features=feats), set(feats)
 
 
-def _wgsl_error(device, k: ir.Kernel) -> str | None:
-    src = wgsl.render(k)
+def _wgsl_error(device, k: ir.Kernel, features=frozenset()) -> str | None:
+    src = wgsl.render(k, features)
     try:
         device.create_shader_module(code=src)
     except Exception as e:
@@ -105,13 +111,23 @@ def test_wgsl_compiles(kernels, wgpu_device):
     assert len(todo) > 1000, f"only {len(todo)} kernels; adapter lacks features ({missing})"
     t = time.perf_counter()
     src = wgsl.render_many(todo)
+    # f32 math through f64 where the device has it: those kernels render differently
+    wide = (
+        [k for k in todo if ir.F32 in ir.types_used(k)]
+        if {"shader-f64", "shader-int64"} <= feats
+        else []
+    )
+    src_wide = wgsl.render_many(wide, feats) if wide else None
     TIMINGS["wgsl render"] = time.perf_counter() - t
     t = time.perf_counter()
-    try:
-        device.create_shader_module(code=src)
-    except Exception:
-        errors = [e for k in todo if (e := _wgsl_error(device, k))]
-        pytest.fail("WGSL did not compile:\n" + "\n\n".join(errors[:3]), pytrace=False)
+    for source, feat in ((src, frozenset()), (src_wide, feats)):
+        if source is None:
+            continue
+        try:
+            device.create_shader_module(code=source)
+        except Exception:
+            errors = [e for k in todo if (e := _wgsl_error(device, k, feat))]
+            pytest.fail("WGSL did not compile:\n" + "\n\n".join(errors[:3]), pytrace=False)
     TIMINGS["wgsl compile"] = time.perf_counter() - t
     print(f"\nWGSL: {len(todo)} kernels, {missing} skipped for adapter features; {TIMINGS}")
 

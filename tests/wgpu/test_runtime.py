@@ -120,6 +120,33 @@ def test_full_zeros_ones(dtype: str, wdev) -> None:
     assert ruda.empty((2, 3), dtype=dtype, device=wdev).shape == (2, 3)
 
 
+def test_creation_targets_the_named_device(wdev, monkeypatch) -> None:
+    """device= reaches the backend as the Device itself (so wgpu:1 is not wgpu:0)."""
+    from ruda._backends.wgpu import ops
+
+    seen = []
+    real = ops.context_for
+
+    def spy(device=None):
+        seen.append(device)
+        return real(device)
+
+    monkeypatch.setattr(ops, "context_for", spy)
+    calls = [
+        lambda: ruda.zeros(4, "float32", device=wdev),
+        lambda: ruda.ones((2, 2), dtype="int32", device=wdev),
+        lambda: ruda.empty(3, "float32", device=wdev),
+        lambda: ruda.full(3, 2.5, dtype="float32", device=wdev),
+        lambda: ruda.arange(5, device=wdev),
+        lambda: ruda.zeros_like(ruda.zeros(2, "float32"), device=wdev),  # from the cpu
+    ]
+    for make in calls:
+        seen.clear()
+        x = make()
+        assert x.device == wdev
+        assert seen and all(d is wdev for d in seen), seen
+
+
 @pytest.mark.parametrize("args,dtype", [((10,), None), ((2, 30, 3), "int32"), ((0, 1, 0.1), None),
                                         ((5, -5, -2), "int64"), ((1.5, 4.0, 0.25), "float32"),
                                         ((0, 300, 7), "int16"), ((0, 40), "uint8")])  # fmt: skip

@@ -4,8 +4,8 @@ CuPy is the driver layer only: its memory pool, streams, NVRTC binding, module l
 kernel launches. Every result is computed by ruda's own kernels (``ruda._kernels``); no CuPy
 array function runs. Devices ``cuda:0``... are CuPy's device ordinals, each with its own context
 (allocator, compiler, launcher: see the modules beside this one). The backend is incomplete
-(elementwise functions, casts, creation and views so far), so it is enabled only with
-``RUDA_CUDA=experimental``; every other op raises NotImplementedError.
+(elementwise functions, casts, creation, views, reductions and scans so far), so it is
+enabled only with ``RUDA_CUDA=experimental``; every other op raises NotImplementedError.
 """
 
 from __future__ import annotations
@@ -48,10 +48,10 @@ class CudaBackend(Backend):
     kind = "cuda"
 
     def __init__(self) -> None:
-        from . import ops
+        from . import ops, reductions, scans
 
         self._local = threading.local()
-        self.library = dict(ops.LIBRARY)
+        self.library = {**ops.LIBRARY, **reductions.LIBRARY, **scans.LIBRARY}
         self._ops = ops
 
     # The dispatch table holds one backend per kind; ``dev.backend`` calls check_device first,

@@ -27,6 +27,7 @@ class Allocator:
         self.ctx = ctx
         self._cupy = cupy
         self._alloc = cupy.cuda.alloc  # the current allocator: CuPy's pool by default
+        self.pool_alloc = self._alloc  # for the prepared launchers (one device: no switching)
 
     def alloc(self, nbytes: int) -> Any:
         """A ``cupy.cuda.MemoryPointer`` of at least ``nbytes`` (rounded up to 8: kernels that

@@ -20,12 +20,14 @@ import numpy as np
 from ..wgpu.array import WgpuArray, _c_strides
 
 _V = WgpuArray.__dict__  # the backend-independent view methods
+_CONTIG = _V["is_contiguous"].fget
 
 
 class CudaArray:
     """An n-dimensional array in CUDA device memory."""
 
-    __slots__ = ("ctx", "mem", "offset", "shape", "_strides", "dtype", "size", "__weakref__")
+    __slots__ = ("ctx", "mem", "offset", "shape", "_strides", "dtype", "size", "_contig",
+                 "__weakref__")  # fmt: skip
     __array_priority__ = -1
 
     def __init__(
@@ -39,6 +41,7 @@ class CudaArray:
         self._strides = strides  # elements
         self.dtype = dtype
         self.size = math.prod(shape)
+        self._contig: bool | None = None  # is_contiguous once asked (the layout never changes)
 
     @classmethod
     def contiguous(cls, ctx: Any, mem: Any, shape: tuple[int, ...], dtype: np.dtype) -> CudaArray:
@@ -50,7 +53,15 @@ class CudaArray:
     itemsize = _V["itemsize"]
     nbytes = _V["nbytes"]
     strides = _V["strides"]
-    is_contiguous = _V["is_contiguous"]
+
+    @property
+    def is_contiguous(self) -> bool:
+        """C-contiguous (dimensions of length 1 may have any stride); computed once."""
+        c = self._contig
+        if c is None:
+            c = self._contig = _CONTIG(self)
+        return c
+
     elem_offset = _V["elem_offset"]
     T = _V["T"]
     mT = _V["mT"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import struct
 import sys
 import tempfile
 import time
@@ -156,6 +157,19 @@ def read_entry(path: Path) -> tuple[str, bytes] | None:
 
 
 # -- programs -----------------------------------------------------------------------------------
+_CODES = {"b": {1: "?"}, "i": {1: "b", 2: "h", 4: "i", 8: "q"},
+          "u": {1: "B", 2: "H", 4: "I", 8: "Q"}, "f": {2: "e", 4: "f", 8: "d"}}  # fmt: skip
+
+
+def _slot(npdt: Any) -> str:
+    """The ``struct`` code of one scalar argument padded to its 8-byte slot."""
+    import numpy as np
+
+    d = np.dtype(npdt)
+    code = _CODES[d.kind][d.itemsize]
+    return code + (f"{8 - d.itemsize}x" if d.itemsize < 8 else "")
+
+
 class Program:
     """A loaded kernel: its CuPy function, launch shape and the types of its parameters."""
 
@@ -170,6 +184,11 @@ class Program:
         self.nbuffers = len(kernel.buffers)
         # Each scalar argument is passed as the NumPy scalar of its IR type (exact C type).
         self.params = tuple((p.name, ir.numpy_of(p.type).type) for p in kernel.params)
+        # The launcher packs pointers, then scalars, one 8-byte slot each (see launcher.py).
+        self.fptr = function.ptr if function is not None else 0
+        self.pack = struct.Struct(
+            "<" + "Q" * self.nbuffers + "".join(_slot(ir.numpy_of(p.type)) for p in kernel.params)
+        ).pack_into
 
     def __repr__(self) -> str:
         return f"<cuda program {self.name}>"

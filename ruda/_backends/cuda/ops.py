@@ -38,6 +38,7 @@ from ..wgpu.ops import (  # backend-independent: they only read shapes and eleme
 )
 from . import launcher as _launcher
 from .array import CudaArray, span
+from .dispatch import prepare
 
 _PY_SCALARS = (builtins.bool, int, float)
 _I32_MAX = (1 << 31) - 1
@@ -263,31 +264,35 @@ def apply(op: Op, args: tuple[Any, ...], out: CudaArray | None = None) -> CudaAr
 
 
 def make_elementwise(op: Op) -> Callable[..., CudaArray]:
-    fast: dict[tuple[np.dtype, ...], Any] = {}  # operand dtypes -> (program, result dtype)
+    fast: dict[tuple[Any, ...], Any] = {}  # (operand dtypes, ctx) -> prepared launcher
+    arity, chunk, CA = op.arity, _launcher.CHUNK, CudaArray
+
+    def first_call(args: tuple[CudaArray, ...], key: tuple[Any, ...]) -> CudaArray:
+        y = apply(op, args)
+        if len(set(key[:-1])) == 1:  # then apply() launched exactly this kernel
+            ctx = args[0].ctx
+            types = tuple(ir.type_of(d) for d in key[:-1])
+            prog = ctx.compiler.program(ew.build(op.name, types, ir.type_of(y.dtype), None))
+            fast[key] = prepare(ctx, prog, y.dtype, arity)
+        return y
 
     def impl(*args: Any, out: Any = None, **kwargs: Any) -> CudaArray:
-        # Fast path: same-shape contiguous operands of one dtype, no out= (chains of small ops).
-        if out is None and not kwargs and len(args) == op.arity:
-            a = args[0]
-            if type(a) is CudaArray and a.is_contiguous and 0 < a.size <= _launcher.CHUNK:
-                if all(type(b) is CudaArray and b.ctx is a.ctx and b.shape == a.shape
-                       and b.is_contiguous for b in args[1:]):  # fmt: skip
-                    key = tuple(b.dtype for b in args)
-                    hit = fast.get(key)
-                    if hit is not None and hit[0] is a.ctx:
-                        ctx, prog, result = hit
-                        n = a.size
-                        # a's strides suit a fresh dense array of its shape (length-1 dims aside)
-                        y = CudaArray(ctx, ctx.allocator.alloc(n * result.itemsize), 0, a.shape,
-                                      a._strides, result)  # fmt: skip
-                        ctx.launcher.launch_flat(prog, [*(b.ptr for b in args), y.ptr], n)
-                        return y
-                    y = apply(op, args)
-                    if len(set(key)) == 1:  # then apply() launched exactly this kernel
-                        types = tuple(ir.type_of(d) for d in key)
-                        k = ew.build(op.name, types, ir.type_of(y.dtype), None)
-                        fast[key] = (a.ctx, a.ctx.compiler.program(k), y.dtype)
-                    return y
+        # Fast path: same-shape contiguous operands, no out= (chains of small ops).
+        if out is None and not kwargs:
+            if arity == 2 and len(args) == 2:
+                a, b = args
+                if (type(a) is CA and type(b) is CA and a.shape == b.shape and a.ctx is b.ctx
+                        and (a._contig or a.is_contiguous) and (b._contig or b.is_contiguous)
+                        and 0 < a.size <= chunk):  # fmt: skip
+                    key = (a.dtype, b.dtype, a.ctx)
+                    run = fast.get(key)
+                    return run(a, b) if run is not None else first_call(args, key)
+            elif arity == 1 and len(args) == 1:
+                a = args[0]
+                if type(a) is CA and (a._contig or a.is_contiguous) and 0 < a.size <= chunk:
+                    key = (a.dtype, a.ctx)
+                    run = fast.get(key)
+                    return run(a) if run is not None else first_call(args, key)
         if len(args) != op.arity:
             raise TypeError(f"{op.name} takes {op.arity} operand(s), got {len(args)}")
         if isinstance(out, tuple):

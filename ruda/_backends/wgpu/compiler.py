@@ -107,7 +107,7 @@ class Compiler:
                 f"kernel {kernel.name} needs the adapter feature(s) {', '.join(missing)}, which "
                 f"device {self.ctx.name} ({self.ctx.description}) lacks"
             )
-        source = wgsl_renderer.render(kernel)
+        source = wgsl_renderer.render(kernel, self.ctx.features)
         layout_key = (
             tuple((b.binding, b.access) for b in kernel.buffers),
             bool(kernel.params),

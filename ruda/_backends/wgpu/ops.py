@@ -255,6 +255,10 @@ def _loop_dtype(op: Op, rn: np.dtype) -> np.dtype:
             res = uf.resolve_dtypes((rn,) * op.arity + (None,))[-1]
         except TypeError as e:
             raise TypeError(f"{op.name} is not defined for {rn} operands ({e})") from None
+    elif callable(uf) and op.result != "bool":
+        # not a ufunc (round, fix...): NumPy's own result dtype on a one-element sample
+        with np.errstate(all="ignore"):
+            res = np.asarray(uf(*[np.ones(1, rn)] * op.arity)).dtype
     elif op.result == "bool":
         res = np.dtype(np.bool_)
     elif op.category in _FLOAT_CATEGORIES and rn.kind != "f":

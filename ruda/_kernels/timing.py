@@ -1,0 +1,238 @@
+"""Device timers for the autotuner, and a runner that times kernel plans on a WebGPU device.
+
+A timer measures ``reps`` runs of a candidate and says which clock it used (``clock``):
+
+* ``"timestamp-query"``: WebGPU timestamps written at the start and end of the compute pass that
+  holds the candidate's dispatches (the adapter must have the ``timestamp-query`` feature);
+* ``"cuda-event"``: CUDA events recorded around the launches on the current CuPy stream;
+* ``"host"``: the host's monotonic clock around a run followed by a full synchronisation.
+
+``WgpuRunner`` is what the tuner needs from a WebGPU device: ``prepare(plan, inputs, out)``
+compiles a candidate's launches, uploads its inputs once, and returns a ``Candidate`` whose
+``output()`` runs it once and reads the result back and whose ``time(reps)`` gives seconds per
+run. A CUDA backend provides the same two methods (``CallableCandidate`` wraps a launch
+function and a read-back with a ``CudaTimer``).
+
+    >>> from ruda._kernels import timing
+    >>> timing.HostTimer(lambda: None).clock
+    'host'
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import ir, wgsl
+
+TIMESTAMP, CUDA_EVENT, HOST = "timestamp-query", "cuda-event", "host"
+
+
+class HostTimer:
+    """Wall time of ``run(); sync()`` per repetition (the fallback clock)."""
+
+    clock = HOST
+
+    def __init__(self, sync: Callable[[], Any]) -> None:
+        self.sync = sync
+
+    def measure(self, run: Callable[[], Any], reps: int) -> list[float]:
+        out = []
+        for _ in range(reps):
+            t = time.perf_counter()
+            run()
+            self.sync()
+            out.append(time.perf_counter() - t)
+        return out
+
+
+class CudaTimer:
+    """CUDA events around each repetition on CuPy's current stream (device time, no host gaps)."""
+
+    clock = CUDA_EVENT
+
+    def __init__(self) -> None:
+        import cupy  # only where CuPy is installed
+
+        self.cupy = cupy
+
+    @staticmethod
+    def available() -> bool:
+        try:
+            import cupy
+
+            return cupy.cuda.runtime.getDeviceCount() > 0
+        except Exception:
+            return False
+
+    def measure(self, run: Callable[[], Any], reps: int) -> list[float]:
+        cuda = self.cupy.cuda
+        pairs = []
+        for _ in range(reps):
+            a, b = cuda.Event(), cuda.Event()
+            a.record()
+            run()
+            b.record()
+            pairs.append((a, b))
+        pairs[-1][1].synchronize()
+        return [cuda.get_elapsed_time(a, b) * 1e-3 for a, b in pairs]
+
+
+def device_timer(sync: Callable[[], Any]) -> HostTimer | CudaTimer:
+    """CUDA events when CuPy sees a GPU, else the host clock around ``sync``."""
+    return CudaTimer() if CudaTimer.available() else HostTimer(sync)
+
+
+class CallableCandidate:
+    """A candidate given as ``launch()`` (queues the work) and ``read()`` (its result on the host),
+    timed with ``timer``: how a backend with its own launcher plugs into the tuner."""
+
+    def __init__(self, launch: Callable[[], Any], read: Callable[[], np.ndarray],
+                 timer: HostTimer | CudaTimer) -> None:  # fmt: skip
+        self.launch, self.read, self.timer = launch, read, timer
+
+    def output(self) -> np.ndarray:
+        self.launch()
+        return np.asarray(self.read())
+
+    def time(self, reps: int) -> list[float]:
+        return self.timer.measure(self.launch, reps)
+
+
+# -- WebGPU --------------------------------------------------------------------------------------
+def timestamp_period(device: Any) -> float:
+    """Nanoseconds per timestamp tick (wgpu-native reports it; the WebGPU spec says 1)."""
+    try:
+        from wgpu.backends.wgpu_native._ffi import lib
+
+        return float(lib.wgpuQueueGetTimestampPeriod(device.queue._internal)) or 1.0
+    except Exception:
+        return 1.0
+
+
+class WgpuRunner:
+    """Runs kernel plans (``reduce.Plan``: launches over named arrays) on a wgpu ``GPUDevice``.
+
+    Timing uses timestamp queries when the device was created with ``timestamp-query`` (and
+    ``host_clock`` is False), else the host clock around a submit and a read-back.
+    """
+
+    def __init__(self, device: Any, host_clock: bool = False) -> None:
+        import wgpu
+
+        self.wgpu, self.device = wgpu, device
+        self.features = frozenset(str(f) for f in device.features)
+        self.clock = TIMESTAMP if TIMESTAMP in self.features and not host_clock else HOST
+        self.period_s = timestamp_period(device) * 1e-9
+        self._pipelines: dict[ir.Kernel, Any] = {}
+        self._uploads: dict[int, tuple[np.ndarray, Any]] = {}
+
+    def pipeline(self, k: ir.Kernel) -> Any:
+        p = self._pipelines.get(k)
+        if p is None:
+            module = self.device.create_shader_module(label=k.name, code=wgsl.render(k))
+            p = self._pipelines[k] = self.device.create_compute_pipeline(
+                label=k.name, layout="auto", compute={"module": module, "entry_point": k.name}
+            )
+        return p
+
+    def buffer(self, data: bytes, extra: int = 0) -> Any:
+        usage = (self.wgpu.BufferUsage.STORAGE | self.wgpu.BufferUsage.COPY_SRC
+                 | self.wgpu.BufferUsage.COPY_DST | extra)  # fmt: skip
+        data = data + b"\0" * (-len(data) % 4 or (4 if not data else 0))
+        return self.device.create_buffer_with_data(data=data, usage=usage)
+
+    def upload(self, a: np.ndarray) -> Any:
+        """A device copy of ``a``, made once per array object while the runner lives."""
+        hit = self._uploads.get(id(a))
+        if hit is None or hit[0] is not a:
+            hit = self._uploads[id(a)] = (a, self.buffer(np.ascontiguousarray(a).tobytes()))
+        return hit[1]
+
+    def prepare(self, plan: Any, inputs: dict[str, np.ndarray],
+                out: tuple[Any, int]) -> WgpuCandidate:  # fmt: skip
+        """Compile ``plan``'s kernels and bind its buffers; ``out`` is (dtype, element count)."""
+        return WgpuCandidate(self, plan, inputs, out)
+
+
+class WgpuCandidate:
+    """One plan bound to its buffers: every run is one compute pass after clearing the temps."""
+
+    def __init__(self, runner: WgpuRunner, plan: Any, inputs: dict[str, np.ndarray],
+                 out: tuple[Any, int]) -> None:  # fmt: skip
+        self.runner = r = runner
+        self.plan = plan
+        self.out_dtype, self.out_count = np.dtype(out[0]), int(out[1])
+        bufs = {n: r.upload(a) for n, a in inputs.items()}
+        self.temps = []
+        for n, (t, count) in plan.temps.items():
+            bufs[n] = r.buffer(b"\0" * (count * t.itemsize))
+            self.temps.append(bufs[n])
+        self.out = bufs["out"] = r.buffer(b"\0" * (self.out_count * self.out_dtype.itemsize))
+        self.steps = []
+        for launch in plan.launches:
+            pipe = r.pipeline(launch.kernel)
+            entries = [{"binding": i, "resource": {"buffer": bufs[n], "offset": 0,
+                        "size": bufs[n].size}} for i, n in enumerate(launch.buffers)]  # fmt: skip
+            if launch.params:
+                raw = np.array(launch.params, np.int64).astype(np.uint32).tobytes()
+                uni = r.device.create_buffer_with_data(
+                    data=raw + b"\0" * (-len(raw) % 16), usage=r.wgpu.BufferUsage.UNIFORM
+                )
+                entries.append(
+                    {
+                        "binding": len(launch.buffers),
+                        "resource": {"buffer": uni, "offset": 0, "size": uni.size},
+                    }
+                )
+            group = r.device.create_bind_group(layout=pipe.get_bind_group_layout(0),
+                                               entries=entries)  # fmt: skip
+            self.steps.append((pipe, group, launch.grid))
+
+    def _encode(self, enc: Any, writes: dict[str, Any] | None) -> None:
+        for t in self.temps:  # scratch starts zeroed on every run (scan look-back counters)
+            enc.clear_buffer(t)
+        cp = enc.begin_compute_pass(timestamp_writes=writes) if writes else enc.begin_compute_pass()
+        for pipe, group, grid in self.steps:
+            cp.set_pipeline(pipe)
+            cp.set_bind_group(0, group)
+            cp.dispatch_workgroups(*grid)
+        cp.end()
+
+    def output(self) -> np.ndarray:
+        """Run once and read the result back (the first call is the warm-up)."""
+        dev = self.runner.device
+        enc = dev.create_command_encoder()
+        self._encode(enc, None)
+        dev.queue.submit([enc.finish()])
+        data = dev.queue.read_buffer(self.out)
+        return np.frombuffer(data, self.out_dtype)[: self.out_count].copy()
+
+    def time(self, reps: int) -> list[float]:
+        """Seconds per run for ``reps`` runs (timestamp queries, else host clock)."""
+        r, dev = self.runner, self.runner.device
+        if r.clock == HOST:
+            out = []
+            for _ in range(reps):
+                t = time.perf_counter()
+                enc = dev.create_command_encoder()
+                self._encode(enc, None)
+                dev.queue.submit([enc.finish()])
+                dev.queue.read_buffer(self.out, 0, 4)  # waits for the work before it
+                out.append(time.perf_counter() - t)
+            return out
+        qs = dev.create_query_set(type="timestamp", count=2 * reps)
+        res = dev.create_buffer(size=16 * reps, usage=r.wgpu.BufferUsage.QUERY_RESOLVE
+                                | r.wgpu.BufferUsage.COPY_SRC)  # fmt: skip
+        enc = dev.create_command_encoder()
+        for i in range(reps):
+            self._encode(enc, {"query_set": qs, "beginning_of_pass_write_index": 2 * i,
+                               "end_of_pass_write_index": 2 * i + 1})  # fmt: skip
+        enc.resolve_query_set(qs, 0, 2 * reps, res, 0)
+        dev.queue.submit([enc.finish()])
+        ticks = np.frombuffer(dev.queue.read_buffer(res), np.uint64).astype(np.int64)
+        qs.destroy()
+        return [max(0, int(d)) * r.period_s for d in ticks[1::2] - ticks[0::2]]

@@ -1,0 +1,615 @@
+"""The autotuner: declared variant spaces, a timed search, decisions persisted per device and key.
+
+A *family* is one declaration (``register``): its parameter space (name -> allowed values), a
+constraint predicate, the heuristic default and a builder ``build(params, key) -> Plan``; plus,
+for the search, how to make inputs, NumPy's reference and the output size. Algorithm choice
+(a vendor library on CUDA, look-back scans) is one more parameter whose constraint names the
+backend. One engine serves CUDA and WGSL: a backend hands in a ``Target`` (what device) and, to
+tune, a runner (``prepare(plan, inputs, out) -> candidate`` with ``output()`` and ``time(reps)``,
+see ``timing``).
+
+Modes (``RUDA_TUNE``): ``off`` heuristic defaults; ``cached`` (default) the stored decision, else
+the heuristic; ``on`` as cached, but a key with no decision is tuned on first use within
+``RUDA_TUNE_BUDGET`` seconds (default 5) when the backend passed a runner.
+
+How a backend picks a variant, on every call (a dict lookup once the key was seen)::
+
+    params = tune.choose("reduce.rows", tune.Key("sum", ("f32", "f32"), "rows", (rows, cols)),
+                         target, runner=lambda: timing.WgpuRunner(ctx.device))
+    plan = tune.build("reduce.rows", params, key)
+
+    >>> from ruda._kernels import tune
+    >>> t = tune.Target("wgpu", "doc device", "doc driver", frozenset(), 256)
+    >>> tune.choose("reduce.full", tune.Key("sum", ("f32", "f32"), "full", (1000,)), t)["wg"]
+    256
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import random
+import statistics
+import threading
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import tune_store
+
+MODES = ("off", "cached", "on")
+DEFAULT_BUDGET_S = 5.0
+REPS = 3  # timed runs per candidate in the first round (after its warm-up run)
+MAX_REPS = 48  # successive halving doubles the runs per round up to this
+STOP_RATIO = 2.0  # a candidate this much slower than the best so far stops at once
+MARGIN = 0.02  # a winner must beat the default by this much, else the default stays
+
+
+# -- modes, keys and targets ----------------------------------------------------------------------
+def mode() -> str:
+    """``RUDA_TUNE``: off | cached (default) | on; anything else warns and reads as cached."""
+    m = os.environ.get("RUDA_TUNE", "cached").strip().lower() or "cached"
+    if m not in MODES:
+        _warn_once(f"mode{m}", f"ruda: RUDA_TUNE={m!r} is not one of {', '.join(MODES)}; "
+                   "using 'cached'", RuntimeWarning)  # fmt: skip
+        return "cached"
+    return m
+
+
+def budget() -> float:
+    """``RUDA_TUNE_BUDGET``: seconds the search of one key may take (default 5)."""
+    try:
+        return max(0.0, float(os.environ.get("RUDA_TUNE_BUDGET", DEFAULT_BUDGET_S)))
+    except ValueError:
+        return DEFAULT_BUDGET_S
+
+
+def bucket(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Each dimension rounded up to a power of two (0 stays 0): one decision per bucket.
+
+    >>> bucket((1000, 3, 1, 0))
+    (1024, 4, 1, 0)
+    """
+    return tuple(0 if d <= 0 else 1 << (int(d) - 1).bit_length() for d in shape)
+
+
+@dataclass(frozen=True)
+class Key:
+    """What a decision is for: op, dtypes (IR names, inputs then output), layout, shape.
+
+    The exact shape goes to the builder; the store keys on ``bucket(shape)``."""
+
+    op: str
+    dtypes: tuple[str, ...]
+    layout: str
+    shape: tuple[int, ...]
+
+    @property
+    def bucket(self) -> str:
+        return "x".join(map(str, bucket(self.shape))) or "scalar"
+
+
+@dataclass(frozen=True)
+class Target:
+    """The device a decision is for, and what the constraints may consult."""
+
+    backend: str  # "wgpu" | "cuda"
+    device: str  # adapter / GPU name
+    driver: str  # driver (and graphics API) version
+    features: frozenset[str] = frozenset()  # "subgroup", "timestamp-query", "cublas"...
+    max_workgroup: int = 256  # invocations per workgroup the device allows
+    shared_bytes: int = 16384  # workgroup memory per workgroup
+
+    @classmethod
+    def from_wgpu(cls, device: Any) -> Target:
+        """The target of a wgpu ``GPUDevice`` (its adapter's name, driver and granted limits)."""
+        info = getattr(device, "adapter_info", None) or device.adapter.info
+        lim = device.limits
+        return cls("wgpu", str(info.get("device", "?")),
+                   f"{info.get('description', '?')} / {info.get('backend_type', '?')}",
+                   frozenset(str(f) for f in device.features),
+                   int(lim.get("max-compute-invocations-per-workgroup", 256)),
+                   int(lim.get("max-compute-workgroup-storage-size", 16384)))  # fmt: skip
+
+    @classmethod
+    def from_cupy(cls, index: int = 0) -> Target:
+        """The target of CUDA device ``index`` as CuPy sees it."""
+        import cupy
+
+        rt = cupy.cuda.runtime
+        p = rt.getDeviceProperties(index)
+        name = p["name"].decode() if isinstance(p["name"], bytes) else str(p["name"])
+        drv = f"CUDA driver {rt.driverGetVersion()}, sm_{p['major']}{p['minor']}"
+        return cls("cuda", name, drv, frozenset({"subgroup", "cublas"}),
+                   int(p["maxThreadsPerBlock"]), int(p["sharedMemPerBlock"]))  # fmt: skip
+
+
+# -- families -------------------------------------------------------------------------------------
+Params = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Family:
+    """A declared variant space and how to build, feed and check one of its variants."""
+
+    name: str
+    space: dict[str, tuple[Any, ...]]
+    build: Callable[[Params, Key], Any]
+    default: Callable[[Key, Target], Params]
+    valid: Callable[[Params, Key, Target], bool] = lambda p, k, t: True
+    inputs: Callable[[Key, np.random.Generator], dict[str, np.ndarray]] | None = None
+    reference: Callable[[Key, dict[str, np.ndarray]], np.ndarray] | None = None
+    output: Callable[[Key], tuple[Any, int]] | None = None
+    tolerance: Callable[[Key], float] = field(default=lambda k: _tolerance(k.dtypes[-1]))
+
+    def candidates(self, key: Key, target: Target) -> list[Params]:
+        """Every point of the space the constraint accepts for ``key`` on ``target``."""
+        names = list(self.space)
+        out = []
+        for vals in itertools.product(*self.space.values()):
+            p = dict(zip(names, vals, strict=True))
+            if self.accepts(p, key, target):
+                out.append(p)
+        return out
+
+    def accepts(self, p: Params, key: Key, target: Target) -> bool:
+        if not isinstance(p, dict) or set(p) != set(self.space):
+            return False
+        return all(p[n] in vs for n, vs in self.space.items()) and self.valid(p, key, target)
+
+    def heuristic(self, key: Key, target: Target) -> Params:
+        """The default, or the valid point nearest to it when the target rules it out."""
+        d = self.default(key, target)
+        if self.accepts(d, key, target):
+            return d
+        cands = self.candidates(key, target)
+        if not cands:
+            raise ValueError(f"ruda tune: family {self.name} has no valid variant for {key}")
+        return min(cands, key=lambda p: _distance(p, d))
+
+
+FAMILIES: dict[str, Family] = {}
+
+
+def register(name: str, space: dict[str, tuple[Any, ...]], build: Callable[[Params, Key], Any],
+             default: Params | Callable[[Key, Target], Params], **kw: Any) -> Family:  # fmt: skip
+    """Declare family ``name``: its space, builder and default (a dict or ``f(key, target)``);
+    keywords: ``valid``, ``inputs``, ``reference``, ``output``, ``tolerance`` (see ``Family``)."""
+    dflt = default if callable(default) else (lambda k, t, d=dict(default): dict(d))
+    fam = Family(name, {k: tuple(v) for k, v in space.items()}, build, dflt, **kw)
+    FAMILIES[name] = fam
+    _MEMO.clear()
+    _FAST.clear()
+    return fam
+
+
+def build(family: str, params: Params, key: Key) -> Any:
+    """The kernel plan of ``family`` for ``params`` on ``key`` (the family's builder)."""
+    return FAMILIES[family].build(params, key)
+
+
+def _distance(p: Params, d: Params) -> tuple[int, float]:
+    """(parameters that differ, how far numeric ones are on a log scale): neighbours first."""
+    far = 0.0
+    for k, v in d.items():
+        w = p.get(k)
+        if w != v and isinstance(w, int) and isinstance(v, int) and w > 0 and v > 0:
+            far += abs(math.log2(w / v))
+    return sum(p.get(k) != v for k, v in d.items()), far
+
+
+def _tolerance(out: str) -> float:
+    return {"f16": 1e-2, "f32": 1e-3, "f64": 1e-9}.get(out, 0.0)
+
+
+def agrees(got: np.ndarray, want: np.ndarray, tol: float) -> bool:
+    """Same shape and values: exact for integers and bool, within ``tol`` (relative to the
+    largest magnitude) for floats; NaN matches NaN."""
+    got, want = np.asarray(got), np.asarray(want)
+    if got.shape != want.shape:
+        return False
+    if tol == 0 or want.dtype.kind in "biu":
+        return bool(np.array_equal(got, want))
+    w = want.astype(np.float64)
+    scale = float(np.max(np.abs(w[np.isfinite(w)]), initial=1.0))
+    return bool(np.allclose(got.astype(np.float64), w, rtol=tol, atol=tol * scale, equal_nan=True))
+
+
+# -- decisions ------------------------------------------------------------------------------------
+@dataclass
+class Decision:
+    """The outcome of a search: the chosen params and how they were measured."""
+
+    params: Params
+    time_s: float | None = None
+    default_s: float | None = None
+    clock: str = ""
+    tried: int = 0  # candidates run (compiled, checked, timed)
+    total: int = 0  # candidates in the space
+    rejected: list[tuple[Params, str]] = field(default_factory=list)
+    source: str = "tuned"  # tuned | stored | heuristic
+
+    @property
+    def speedup(self) -> float | None:
+        if not self.time_s or not self.default_s:
+            return None
+        return self.default_s / self.time_s
+
+
+_MEMO: dict[tuple, tuple[Params, str]] = {}  # per shape bucket
+_FAST: dict[tuple, tuple[Params, str]] = {}  # per exact key, in front of _MEMO
+_STORES: dict[str, tune_store.Store] = {}
+_LOCK = threading.RLock()
+_WARNED: set[str] = set()
+_progress: Callable[[str, dict[str, Any]], None] | None = None
+
+
+def _warn_once(tag: str, msg: str, cls: type[Warning] = tune_store.StoreWarning) -> None:
+    if tag not in _WARNED:
+        _WARNED.add(tag)
+        warnings.warn(msg, cls, stacklevel=3)
+
+
+def store() -> tune_store.Store:
+    """The store at ``$RUDA_CACHE_DIR/tune.sqlite`` (one object per path)."""
+    path = tune_store.default_path()
+    s = _STORES.get(path)
+    if s is None:
+        with _LOCK:
+            s = _STORES.setdefault(path, tune_store.Store(path))
+    return s
+
+
+def set_progress(callback: Callable[[str, dict[str, Any]], None] | None) -> None:
+    """Call ``callback(event, info)`` during searches: ``start`` (family, key, total), ``step``
+    (done, total), ``done`` (decision). The CLI draws its progress bar with it."""
+    global _progress
+    _progress = callback
+
+
+def _emit(event: str, **info: Any) -> None:
+    if _progress is not None:
+        _progress(event, info)
+
+
+def _row_key(family: str, key: Key, target: Target) -> dict[str, str]:
+    from .._version import __version__
+
+    return {"device": f"{target.backend}:{target.device}", "driver": target.driver,
+            "version": __version__, "family": family, "op": key.op,
+            "dtypes": ",".join(key.dtypes), "layout": key.layout, "bucket": key.bucket}  # fmt: skip
+
+
+def lookup(family: str, key: Key, target: Target) -> Params | None:
+    """The stored decision for ``key`` on ``target`` if it is still a valid variant, else None.
+    Store failures warn (once) and read as no decision."""
+    try:
+        row = store().get(_row_key(family, key, target))
+    except Exception as e:  # never let the cache break a computation
+        _warn_once(f"read{type(e).__name__}", f"ruda: tuning store unreadable ({e}); "
+                   "using heuristic defaults")  # fmt: skip
+        return None
+    if row is None or not FAMILIES[family].accepts(row["params"], key, target):
+        return None
+    return row["params"]
+
+
+def choose(family: str, key: Key, target: Target,
+           runner: Callable[[], Any] | Any | None = None) -> Params:  # fmt: skip
+    """The parameters a backend should build ``family`` with for ``key`` on ``target``.
+
+    ``runner`` (a runner, or a function making one, called only when a search runs) lets mode
+    ``on`` tune a key that has no decision yet. The result is shared: do not modify it.
+    """
+    m, env = mode(), os.environ.get("RUDA_CACHE_DIR")
+    fk = (m, env, family, target, key)  # exact shape: no bucketing on the hot path
+    hit = _FAST.get(fk)
+    if hit is not None and (hit[1] != "heuristic" or m != "on" or runner is None):
+        return hit[0]
+    fam = FAMILIES[family]
+    if m == "off":
+        return _remember(fk, None, (fam.heuristic(key, target), "off"))
+    mk = _memo_key(family, key, target)
+    hit = _MEMO.get(mk)
+    if hit is not None and (hit[1] != "heuristic" or m != "on" or runner is None):
+        return _remember(fk, None, hit)
+    with _LOCK:
+        params = lookup(family, key, target)
+        src = "stored"
+        if params is None and m == "on" and runner is not None:
+            try:
+                r = runner() if callable(runner) and not hasattr(runner, "prepare") else runner
+                params, src = tune(family, key, target, r).params, "tuned"
+            except Exception as e:  # a failed search must not fail the computation
+                _warn_once(f"tune{family}{key}", f"ruda tune: tuning {family} {key} failed "
+                           f"({type(e).__name__}: {e}); using the heuristic default",
+                           RuntimeWarning)  # fmt: skip
+                params, src = fam.heuristic(key, target), "untunable"  # not retried
+        if params is None:
+            params, src = fam.heuristic(key, target), "heuristic"
+        return _remember(fk, mk, (params, src))
+
+
+def _memo_key(family: str, key: Key, target: Target) -> tuple:
+    return (os.environ.get("RUDA_CACHE_DIR"), family, target, key.op, key.dtypes, key.layout,
+            key.bucket)  # fmt: skip
+
+
+def _remember(fk: tuple, mk: tuple | None, entry: tuple[Params, str]) -> Params:
+    if len(_FAST) > 65536:  # many distinct shapes: start over rather than grow without bound
+        _FAST.clear()
+    _FAST[fk] = entry
+    if mk is not None:
+        _MEMO[mk] = entry
+    return entry[0]
+
+
+def forget() -> None:
+    """Drop this process's memo of decisions and warnings given (the store is untouched)."""
+    _MEMO.clear()
+    _FAST.clear()
+    _WARNED.clear()
+    for s in list(_STORES.values()):
+        s.close()
+    _STORES.clear()
+
+
+# -- the search -----------------------------------------------------------------------------------
+def _median_time(cand: Any, reps: int) -> float:
+    return statistics.median(cand.time(reps))
+
+
+def tune(family: str, key: Key, target: Target, runner: Any, *, budget_s: float | None = None,
+         candidates: list[Params] | None = None, persist: bool = True,
+         seed: int = 0) -> Decision:  # fmt: skip
+    """Search ``family``'s space for ``key`` on ``runner``'s device and store the winner.
+
+    The default runs first and is checked against NumPy's reference; every other candidate is
+    compiled, run once (warm-up), checked against the default's output (a mismatch or a failure
+    rejects it), then timed; one ``STOP_RATIO`` times slower than the best so far stops there.
+    Successive halving then re-times the better half with twice the runs until one is left or
+    the budget is spent. The winner must beat the default by ``MARGIN``, else the default stays.
+    """
+    fam = FAMILIES[family]
+    deadline = time.perf_counter() + (budget() if budget_s is None else budget_s)
+    default = fam.heuristic(key, target)
+    pool = [p for p in (candidates or fam.candidates(key, target)) if fam.accepts(p, key, target)]
+    others = [p for p in pool if p != default]
+    random.Random(seed).shuffle(others)
+    others.sort(key=lambda p: _distance(p, default))  # neighbours of the default first
+    total = len(others) + 1
+    _emit("start", family=family, key=key, total=total)
+    if fam.inputs is None or fam.output is None:
+        raise ValueError(f"ruda tune: family {family} declares no inputs/output to tune with")
+    inputs = fam.inputs(key, np.random.default_rng(seed))
+    out, tol = fam.output(key), fam.tolerance(key)
+    clock = str(getattr(runner, "clock", "host"))
+    base = runner.prepare(fam.build(default, key), inputs, out)
+    ref_out = base.output()
+    if fam.reference is not None and not agrees(ref_out, fam.reference(key, inputs), tol):
+        warnings.warn(f"ruda tune: the default variant of {family} disagrees with NumPy for "
+                      f"{key}; not tuning it", RuntimeWarning, stacklevel=2)  # fmt: skip
+        dec = Decision(default, clock=clock, total=total, source="heuristic")
+        _emit("done", decision=dec)
+        return dec
+    alive: list[list[Any]] = [[default, base, _median_time(base, REPS)]]
+    rejected: list[tuple[Params, str]] = []
+    tried = 1
+    _emit("step", done=1, total=total)
+    for i, p in enumerate(others):
+        if time.perf_counter() > deadline:
+            break
+        tried += 1
+        try:
+            cand = runner.prepare(fam.build(p, key), inputs, out)
+            got = cand.output()
+        except Exception as e:  # a variant the device cannot compile or run
+            rejected.append((p, f"failed: {type(e).__name__}: {str(e)[:200]}"))
+            continue
+        finally:
+            _emit("step", done=i + 2, total=total)
+        if not agrees(got, ref_out, tol):
+            rejected.append((p, "output differs from the reference"))
+            continue
+        t = _median_time(cand, REPS)
+        if t <= STOP_RATIO * min(a[2] for a in alive):
+            alive.append([p, cand, t])
+    dflt = alive[0]
+    reps = REPS
+    while time.perf_counter() < deadline:  # successive halving; the default is the baseline
+        rivals = sorted((a for a in alive if a is not dflt), key=lambda a: a[2])
+        if len(rivals) <= 1:
+            break
+        alive = [dflt, *rivals[: math.ceil(len(rivals) / 2)]]
+        reps = min(2 * reps, MAX_REPS)
+        for a in alive:
+            a[2] = _median_time(a[1], reps)
+    best = min(alive, key=lambda a: a[2])
+    if best is not dflt:  # confirm against the default, interleaved, before replacing it
+        tb, td = [], []
+        for _ in range(3):
+            tb += best[1].time(reps)
+            td += dflt[1].time(reps)
+        best[2], dflt[2] = statistics.median(tb), statistics.median(td)
+        if best[2] > dflt[2] * (1 - MARGIN):
+            best = dflt
+    dec = Decision(dict(best[0]), best[2], dflt[2], clock, tried, total, rejected)
+    if persist:
+        row = {**_row_key(family, key, target), "params": dec.params, "time_s": dec.time_s,
+               "default_s": dec.default_s, "clock": clock, "tried": tried, "total": total,
+               "rejected": len(rejected)}  # fmt: skip
+        try:
+            store().put(row)
+        except Exception as e:
+            _warn_once(f"write{type(e).__name__}", f"ruda: could not store a tuning decision ({e})")
+        _MEMO[_memo_key(family, key, target)] = (dec.params, "tuned")
+        _FAST.clear()  # shapes of this bucket memoised before now see the decision
+    _emit("done", decision=dec)
+    return dec
+
+
+# -- the table of stored decisions ----------------------------------------------------------------
+def decisions() -> list[dict[str, Any]]:
+    """Every stored decision (rows of the store, params decoded)."""
+    return store().rows()
+
+
+def report() -> str:
+    """The stored decisions as a text table (one line per key)."""
+    rows = decisions()
+    if not rows:
+        return f"no tuning decisions stored in {store().path}"
+    head = ("device", "family", "op", "dtypes", "layout", "bucket", "params", "time", "speedup",
+            "clock", "tried")  # fmt: skip
+    lines = []
+    for r in rows:
+        sp = f"{r['default_s'] / r['time_s']:.2f}x" if r["time_s"] and r["default_s"] else "-"
+        t = f"{r['time_s'] * 1e6:.1f}us" if r["time_s"] else "-"
+        ps = " ".join(f"{k}={v}" for k, v in (r["params"] or {}).items())
+        lines.append((r["device"], r["family"], r["op"], r["dtypes"], r["layout"], r["bucket"],
+                      ps, t, sp, r["clock"] or "-", f"{r['tried']}/{r['total']}"))  # fmt: skip
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *lines, strict=True)]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    out = [f"{len(rows)} decision(s) in {store().path}", fmt.format(*head).rstrip()]
+    out += [fmt.format(*map(str, ln)).rstrip() for ln in lines]
+    return "\n".join(out)
+
+
+# -- the families that exist ----------------------------------------------------------------------
+# Keys: dtypes are IR type names, inputs then output; shapes are (n,) for full reductions and
+# contiguous elementwise ops, (rows, cols) for row/column reductions and scans (over the last axis).
+def _t(name: str) -> Any:
+    from . import ir
+
+    return {t.name: t for t in ir.ALL_TYPES}[name]
+
+
+def _np(name: str) -> np.dtype:
+    from . import ir
+
+    return ir.numpy_of(_t(name))
+
+
+def _random(name: str, shape: tuple[int, ...], rng: np.random.Generator, op: str) -> np.ndarray:
+    """Tuning data: never all zeros; positive floats near 1 so sums and products stay exact-ish."""
+    dt = _np(name)
+    if dt.kind == "b":
+        return rng.random(shape) < 0.5
+    if dt.kind in "iu":
+        return rng.integers(0 if dt.kind == "u" else -3, 4, shape).astype(dt)
+    lo, hi = (0.999, 1.001) if "prod" in op else (0.5, 1.5)
+    return rng.uniform(lo, hi, shape).astype(dt)
+
+
+def _reduce_ref(op: str, x: np.ndarray, axis: int | None, out: str) -> np.ndarray:
+    f = getattr(np, op)
+    if op in ("any", "all", "max", "min"):
+        r = f(x, axis=axis)
+    elif x.dtype.kind == "f":
+        r = f(x.astype(np.float64), axis=axis)  # NumPy in float64 is the oracle
+    else:
+        r = f(x, axis=axis, dtype=_np(out))
+    return np.asarray(r).astype(_np(out)).reshape(-1)
+
+
+def _reduce_family(layout: str) -> None:
+    from . import reduce
+
+    def valid(p: Params, key: Key, t: Target) -> bool:
+        wg = p["wg"]
+        if wg > t.max_workgroup or p.get("tpr", 1) > wg or p.get("rt", 1) > wg // 8:
+            return False
+        if p.get("combine") == "subgroup" and ("subgroup" not in t.features
+                                               or p.get("tpr", wg) != wg):  # fmt: skip
+            return False
+        i, o = _t(key.dtypes[0]), _t(key.dtypes[-1])
+        return wg * reduce.acc_type(reduce._kind(key.op, o), i, o).itemsize <= t.shared_bytes
+
+    def build_plan(p: Params, key: Key) -> Any:
+        i, o = _t(key.dtypes[0]), _t(key.dtypes[-1])
+        if layout == "full":
+            return reduce.plan_full(key.op, i, o, key.shape[0], p)
+        plan = reduce.plan_rows if layout == "rows" else reduce.plan_cols
+        return plan(key.op, i, o, key.shape[0], key.shape[1], p)
+
+    axis = {"full": None, "rows": 1, "cols": 0}[layout]
+    register(
+        f"reduce.{layout}", reduce.VARIANTS[layout], build_plan, reduce.DEFAULTS[layout],
+        valid=valid,
+        inputs=lambda k, rng: {"x": _random(k.dtypes[0], k.shape, rng, k.op)},
+        reference=lambda k, a: _reduce_ref(k.op, a["x"], axis, k.dtypes[-1]),
+        output=lambda k: (_np(k.dtypes[-1]), 1 if axis is None else k.shape[1 - axis]),
+    )  # fmt: skip
+
+
+def _scan_family() -> None:
+    from . import reduce, scan
+
+    def valid(p: Params, key: Key, t: Target) -> bool:
+        if p["algorithm"] == "lookback" and t.backend != "cuda":
+            return False  # WebGPU gives no forward-progress guarantee between workgroups
+        acc = reduce.acc_type(scan._op(key.op), _t(key.dtypes[0]), _t(key.dtypes[-1]))
+        room = min(scan.SHARED_BYTES, t.shared_bytes)
+        return p["wg"] <= t.max_workgroup and (p["wg"] * p["ipt"] + p["wg"]) * acc.itemsize <= room
+
+    def reference(k: Key, a: dict[str, np.ndarray]) -> np.ndarray:
+        x = a["x"].astype(np.float64) if a["x"].dtype.kind == "f" else a["x"]
+        f = np.cumsum if scan._op(k.op) == "sum" else np.cumprod
+        return f(x, axis=-1, dtype=None if x.dtype.kind == "f" else _np(k.dtypes[-1])).astype(
+            _np(k.dtypes[-1])).reshape(-1)  # fmt: skip
+
+    register(
+        "scan", scan.VARIANTS["scan"],
+        lambda p, k: scan.plan_scan(k.op, _t(k.dtypes[0]), _t(k.dtypes[-1]), k.shape[0],
+                                    k.shape[1], p),
+        scan.DEFAULTS, valid=valid,
+        inputs=lambda k, rng: {"x": _random(k.dtypes[0], k.shape, rng, k.op)},
+        reference=reference,
+        output=lambda k: (_np(k.dtypes[-1]), k.shape[0] * k.shape[1]),
+    )  # fmt: skip
+
+
+def _elementwise_family() -> None:
+    # Note: elementwise.build has no workgroup or items-per-thread knob yet (its index math
+    # assumes WORKGROUP), so the declared space is that one point until the builder grows one.
+    from . import elementwise
+    from .reduce import Launch, Plan
+
+    def build_plan(p: Params, k: Key) -> Any:
+        kern = elementwise.build(k.op, tuple(_t(d) for d in k.dtypes[:-1]), _t(k.dtypes[-1]), None)
+        n = k.shape[0]
+        threads = -(-n // kern.elems_per_invocation)
+        groups = -(-threads // p["wg"])
+        names = tuple(f"in{i}" for i in range(len(k.dtypes) - 1)) + ("out",)
+        return Plan([Launch(kern, names, (n,), max(groups, 1))])
+
+    def reference(k: Key, a: dict[str, np.ndarray]) -> np.ndarray | None:
+        f = getattr(np, elementwise.OPS[k.op].numpy, None)
+        if f is None:
+            return None
+        with np.errstate(all="ignore"):
+            return np.asarray(f(*a.values())).astype(_np(k.dtypes[-1])).reshape(-1)
+
+    register(
+        "elementwise", {"wg": (elementwise.WORKGROUP,)}, build_plan,
+        {"wg": elementwise.WORKGROUP},
+        inputs=lambda k, rng: {f"in{i}": _random(d, k.shape, rng, k.op)
+                               for i, d in enumerate(k.dtypes[:-1])},
+        reference=reference,
+        output=lambda k: (_np(k.dtypes[-1]), k.shape[0]),
+    )  # fmt: skip
+
+
+for _layout in ("full", "rows", "cols"):
+    _reduce_family(_layout)
+_scan_family()
+try:
+    _elementwise_family()
+except Exception as _e:  # the elementwise builder is optional for the tuner
+    warnings.warn(f"ruda tune: elementwise family not registered ({_e})", RuntimeWarning,
+                  stacklevel=1)  # fmt: skip

@@ -1,0 +1,143 @@
+"""RUDA_TUNE modes and RUDA_TUNE_BUDGET, as docs/TUNING.md describes them."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from ruda._kernels import tune
+
+KEY = tune.Key("max", ("f32", "f32"), "full", (40_000,))
+
+
+class Counting:
+    """A runner factory that counts how often the engine asked for a runner."""
+
+    def __init__(self, runner) -> None:
+        self.runner, self.calls = runner, 0
+
+    def __call__(self):
+        self.calls += 1
+        return self.runner
+
+
+def _store_decision(target, params) -> None:
+    tune.store().put({**tune._row_key("reduce.full", KEY, target), "params": params})
+
+
+OTHER = {"wg": 128, "ipt": 2, "tiles": 2, "combine": "tree"}
+
+
+def test_off_ignores_stored_decisions(gpu, cache_dir, monkeypatch):
+    _, runner, target = gpu
+    _store_decision(target, OTHER)
+    monkeypatch.setenv("RUDA_TUNE", "off")
+    make = Counting(runner)
+    assert tune.choose("reduce.full", KEY, target, make) == tune.FAMILIES["reduce.full"].heuristic(
+        KEY, target)  # fmt: skip
+    assert make.calls == 0 and len(tune.decisions()) == 1
+
+
+def test_cached_uses_stored_else_heuristic_and_never_tunes(gpu, cache_dir, monkeypatch):
+    _, runner, target = gpu
+    make = Counting(runner)
+    heur = tune.FAMILIES["reduce.full"].heuristic(KEY, target)
+    assert tune.choose("reduce.full", KEY, target, make) == heur  # default mode is cached
+    _store_decision(target, OTHER)
+    tune.forget()
+    assert tune.choose("reduce.full", KEY, target, make) == OTHER
+    assert make.calls == 0
+
+
+def test_on_tunes_a_key_once_within_the_budget(gpu, cache_dir, monkeypatch):
+    _, runner, target = gpu
+    monkeypatch.setenv("RUDA_TUNE", "on")
+    monkeypatch.setenv("RUDA_TUNE_BUDGET", "1.0")
+    make = Counting(runner)
+    seen = []
+    tune.set_progress(lambda ev, info: seen.append(ev))
+    try:
+        t = time.perf_counter()
+        p = tune.choose("reduce.full", KEY, target, make)
+        took = time.perf_counter() - t
+    finally:
+        tune.set_progress(None)
+    assert make.calls == 1 and took < 1.0 + 4.0  # one candidate may overrun, plus the confirmation
+    assert seen[0] == "start" and seen[-1] == "done" and "step" in seen
+    (row,) = tune.decisions()
+    assert row["params"] == p and 1 <= row["tried"] < row["total"]
+    same_bucket = tune.Key("max", ("f32", "f32"), "full", (50_000,))
+    assert tune.choose("reduce.full", same_bucket, target, make) == p and make.calls == 1
+    tune.forget()  # a new process: served from the store, no search
+    assert tune.choose("reduce.full", KEY, target, make) == p and make.calls == 1
+
+
+def test_on_without_a_runner_or_with_no_budget(gpu, cache_dir, monkeypatch):
+    _, runner, target = gpu
+    monkeypatch.setenv("RUDA_TUNE", "on")
+    heur = tune.FAMILIES["reduce.full"].heuristic(KEY, target)
+    assert tune.choose("reduce.full", KEY, target) == heur and tune.decisions() == []
+    monkeypatch.setenv("RUDA_TUNE_BUDGET", "0")
+    dec = tune.tune("reduce.full", KEY, target, runner)
+    assert dec.tried == 1 and dec.params == heur  # only the default was measured
+
+
+def test_on_with_a_failing_runner_warns_and_falls_back(cache_dir, monkeypatch):
+    monkeypatch.setenv("RUDA_TUNE", "on")
+    target = tune.Target("wgpu", "nowhere", "none", frozenset(), 256)
+
+    def broken():
+        raise RuntimeError("device lost")
+
+    with pytest.warns(RuntimeWarning, match="device lost"):
+        p = tune.choose("reduce.full", KEY, target, broken)
+    assert p == tune.FAMILIES["reduce.full"].heuristic(KEY, target)
+    assert tune.choose("reduce.full", KEY, target, broken) == p  # not retried on every call
+
+
+def test_an_unknown_mode_warns_and_reads_as_cached(cache_dir, monkeypatch):
+    monkeypatch.setenv("RUDA_TUNE", "sometimes")
+    with pytest.warns(RuntimeWarning, match="RUDA_TUNE"):
+        assert tune.mode() == "cached"
+    monkeypatch.setenv("RUDA_TUNE_BUDGET", "lots")
+    assert tune.budget() == tune.DEFAULT_BUDGET_S
+
+
+def test_spaces_are_declarations(cache_dir):
+    from ruda._kernels import reduce, scan
+
+    t = tune.Target("wgpu", "d", "v", frozenset({"subgroup"}), 1024, 1 << 20)
+    for layout in ("full", "rows", "cols"):
+        key = tune.Key("sum", ("f32", "f32"), layout, (64, 64))
+        got = tune.FAMILIES[f"reduce.{layout}"].candidates(key, t)
+        assert got == reduce.variants(layout)  # the family's own enumeration
+        assert not any(p.get("combine") == "subgroup" for p in tune.FAMILIES[
+            f"reduce.{layout}"].candidates(key, tune.Target("wgpu", "d", "v")))  # fmt: skip
+    skey = tune.Key("cumulative_sum", ("f32", "f32"), "rows", (4, 4096))
+    assert tune.FAMILIES["scan"].candidates(skey, t) == scan.variants(False, scan.ir.F32)
+    cuda = tune.Target("cuda", "d", "v", frozenset({"subgroup"}), 1024, 1 << 20)
+    assert tune.FAMILIES["scan"].candidates(skey, cuda) == scan.variants(True, scan.ir.F32)
+    small = tune.Target("wgpu", "d", "v", frozenset(), 128)  # the default wg=256 is ruled out
+    h = tune.FAMILIES["reduce.rows"].heuristic(tune.Key("sum", ("f32", "f32"), "rows", (8, 8)),
+                                                small)  # fmt: skip
+    assert h["wg"] == 128 and h["tpr"] <= 128
+    # a new parameter or family is one declaration
+    fam = tune.register(
+        "test.new",
+        {"wg": (64, 128), "algorithm": ("tiled", "vendor")},
+        lambda p, k: p,
+        {"wg": 64, "algorithm": "tiled"},
+        valid=lambda p, k, t: p["algorithm"] != "vendor" or t.backend == "cuda",
+    )
+    try:
+        key = tune.Key("matmul", ("f32", "f32", "f32"), "nn", (256, 256, 256))
+        assert len(fam.candidates(key, t)) == 2 and len(fam.candidates(key, cuda)) == 4
+        assert tune.choose("test.new", key, cuda) == {"wg": 64, "algorithm": "tiled"}
+    finally:
+        tune.FAMILIES.pop("test.new")
+
+
+def test_bucket():
+    assert tune.bucket((1, 2, 3, 1000, 1024, 1025)) == (1, 2, 4, 1024, 1024, 2048)
+    assert tune.Key("sum", ("f32",), "full", (1000, 3)).bucket == "1024x4"

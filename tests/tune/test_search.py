@@ -1,0 +1,130 @@
+"""The search on the WebGPU adapter (lavapipe in CI): it picks a correct variant, stores it, serves
+it later without tuning, never lets a wrong variant win, and refuses to tune a wrong default."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from ruda._kernels import ir, reduce, tune
+
+N = 1 << 18
+KEY = tune.Key("sum", ("f32", "f32"), "full", (N,))
+
+
+def _candidates(target: tune.Target) -> list[dict]:
+    fam = tune.FAMILIES["reduce.full"]
+    pts = [{"wg": 64, "ipt": 1, "tiles": 1, "combine": "tree"},
+           {"wg": 256, "ipt": 16, "tiles": 8, "combine": "tree"},
+           {"wg": 128, "ipt": 8, "tiles": 4, "combine": "tree"},
+           {"wg": 256, "ipt": 4, "tiles": 2, "combine": "subgroup"}]  # fmt: skip
+    return [p for p in pts if fam.accepts(p, KEY, target)]
+
+
+def test_search_picks_a_correct_variant_and_persists_it(gpu, cache_dir):
+    device, runner, target = gpu
+    dec = tune.tune("reduce.full", KEY, target, runner, candidates=_candidates(target),
+                    budget_s=20)  # fmt: skip
+    assert dec.clock == ("timestamp-query" if "timestamp-query" in device.features else "host")
+    assert dec.tried == dec.total >= 4 and not dec.rejected
+    assert dec.time_s is not None and dec.time_s <= dec.default_s
+    # the winner computes the sum (checked here again, independently of the engine)
+    x = tune.FAMILIES["reduce.full"].inputs(KEY, np.random.default_rng(7))["x"]
+    got = runner.prepare(tune.build("reduce.full", dec.params, KEY), {"x": x}, (np.float32, 1))
+    np.testing.assert_allclose(got.output()[0], x.astype(np.float64).sum(), rtol=1e-4)
+    # stored under the key's bucket, in RUDA_CACHE_DIR/tune.sqlite (apart from binaries)
+    assert (cache_dir / "tune.sqlite").exists()
+    (row,) = tune.decisions()
+    assert row["params"] == dec.params and row["bucket"] == str(N) and row["op"] == "sum"
+    assert row["device"] == f"wgpu:{target.device}" and row["clock"] == dec.clock
+    assert "reduce.full" in tune.report() and "sum" in tune.report()
+
+
+def test_a_later_lookup_returns_the_decision_without_tuning(gpu, cache_dir, monkeypatch):
+    device, runner, target = gpu
+    dec = tune.tune("reduce.full", KEY, target, runner, candidates=_candidates(target)[:2],
+                    budget_s=20)  # fmt: skip
+    tune.forget()  # as in a new process: only the store knows
+
+    def no_tuning(*a, **k):
+        raise AssertionError("tuned again")
+
+    monkeypatch.setattr(tune, "tune", no_tuning)
+    for mode in ("cached", "on"):
+        monkeypatch.setenv("RUDA_TUNE", mode)
+        near = tune.Key("sum", ("f32", "f32"), "full", (N - 1000,))  # same bucket
+        assert tune.choose("reduce.full", near, target, runner=no_tuning) == dec.params
+    other = tune.Key("sum", ("f32", "f32"), "full", (N + 1,))  # next bucket: no decision
+    monkeypatch.setenv("RUDA_TUNE", "cached")
+    assert tune.choose("reduce.full", other, target) == reduce.DEFAULTS["full"]
+
+
+def _wrong_family(name: str, default: str) -> tune.Family:
+    """One declaration: a family whose "truncated" variant is fast and wrong, "broken" fails."""
+    full = tune.FAMILIES["reduce.full"]
+
+    def build(p, key):
+        if p["variant"] == "broken":
+            raise RuntimeError("this variant cannot be built")
+        if p["variant"] == "truncated":  # reduces only the first 64 elements
+            return reduce.plan_full(key.op, ir.F32, ir.F32, 64)
+        v = {"wg": 256, "ipt": 16, "tiles": 8} if p["variant"] == "tiled" else {}
+        return reduce.plan_full(key.op, ir.F32, ir.F32, key.shape[0], v)
+
+    return tune.register(name, {"variant": ("plain", "truncated", "broken", "tiled")}, build,
+                         {"variant": default}, inputs=full.inputs, reference=full.reference,
+                         output=full.output)  # fmt: skip
+
+
+def test_a_wrong_candidate_never_wins(gpu, cache_dir):
+    device, runner, target = gpu
+    _wrong_family("test.wrong", "plain")
+    try:
+        x = tune.FAMILIES["reduce.full"].inputs(KEY, np.random.default_rng(0))
+        t_wrong = min(runner.prepare(tune.build("test.wrong", {"variant": "truncated"}, KEY), x,
+                                     (np.float32, 1)).time(5))  # fmt: skip
+        t_plain = min(runner.prepare(tune.build("test.wrong", {"variant": "plain"}, KEY), x,
+                                     (np.float32, 1)).time(5))  # fmt: skip
+        assert t_wrong < t_plain  # it would win on time alone
+        dec = tune.tune("test.wrong", KEY, target, runner, budget_s=20)
+        assert dec.params["variant"] in ("plain", "tiled")
+        why = {p["variant"]: r for p, r in dec.rejected}
+        assert set(why) == {"truncated", "broken"}
+        assert "differs" in why["truncated"] and "cannot be built" in why["broken"]
+        assert tune.lookup("test.wrong", KEY, target) == dec.params
+    finally:
+        tune.FAMILIES.pop("test.wrong")
+
+
+def test_a_default_that_disagrees_with_numpy_is_not_tuned(gpu, cache_dir):
+    device, runner, target = gpu
+    _wrong_family("test.wrongdefault", "truncated")
+    try:
+        with pytest.warns(RuntimeWarning, match="disagrees with NumPy"):
+            dec = tune.tune("test.wrongdefault", KEY, target, runner, budget_s=20)
+        assert dec.source == "heuristic" and dec.params == {"variant": "truncated"}
+        assert tune.decisions() == []  # nothing persisted
+    finally:
+        tune.FAMILIES.pop("test.wrongdefault")
+
+
+@pytest.mark.parametrize("family,key", [
+    ("reduce.rows", tune.Key("max", ("f32", "f32"), "rows", (37, 3001))),
+    ("reduce.cols", tune.Key("sum", ("i32", "i64"), "cols", (3001, 37))),
+    ("scan", tune.Key("cumulative_sum", ("f32", "f32"), "rows", (3, 5000))),
+])  # fmt: skip
+def test_other_families_tune_on_the_host_clock(gpu, cache_dir, family, key):
+    from ruda._kernels import timing
+
+    device, _, target = gpu
+    runner = timing.WgpuRunner(device, host_clock=True)
+    fam = tune.FAMILIES[family]
+    cands = fam.candidates(key, target)[::7][:4]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the defaults agree with NumPy
+        dec = tune.tune(family, key, target, runner, candidates=cands, budget_s=20)
+    assert dec.clock == "host" and not dec.rejected and dec.tried == dec.total
+    assert fam.accepts(dec.params, key, target)
+    assert tune.lookup(family, key, target) == dec.params
