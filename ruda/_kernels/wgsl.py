@@ -130,6 +130,12 @@ class WGSL(CLike):
             return f"({self.expr(e.a)} != {self.expr(e.b)})"
         if e.op == "mod" and e.type.is_float:
             return self._e_call(ir.Call("fmod", (e.a, e.b), e.type))
+        if e.op == "mod" and e.type.kind == "i":
+            # NVIDIA's Vulkan driver computes naga's signed `%` as an unsigned remainder
+            # (-7 % 2 gave 1, 7 % -2 gave 7 on an H200); division is right, so build the
+            # truncated remainder from it (WGSL defines a / 0 and MIN / -1, so this is total).
+            a, b = self.expr(e.a), self.expr(e.b)
+            return f"({a} - {b} * ({a} / {b}))"
         return super()._e_binary(e)
 
     def _e_call(self, e: ir.Call) -> str:
