@@ -7,7 +7,8 @@ Two ways to make a batch, chosen by measurement:
   opening), then each batch is ``buf[idx]`` per field, gathered on demand in ``__next__``. A
   256-record gather costs ~20 µs, less than handing a batch over between threads (which halved
   the throughput), and gathering per batch keeps the output in cache (one fancy index over many
-  batches was ~2x slower than one per batch).
+  batches was ~2x slower than one per batch). The memory of a batch the consumer has dropped is
+  reused for a later one (see `_spare`), which spares the kernel's page faults on fresh memory.
 * Otherwise (decoding chunk by chunk from the file, or copying to another device) a reader thread
   makes the batches and queues them, ``prefetch`` batches ahead, so the consumer is not starved.
 """
@@ -78,7 +79,9 @@ class BatchIterator:
         self._names = tuple(f.name for f in ds.schema.fields)
         self._next_batch = 0
         self._bufs: list[numpy.ndarray] | None = None
-        self._rings: list[list] = [[] for _ in self._names]  # see `_spare`
+        with ds._lock:  # the previous pass's spare batch memory (see `_spare`), if any
+            rings, ds._spares = ds._spares, None
+        self._rings: list[list] = rings or [[] for _ in self._names]
         self._stop = threading.Event()
         self._finished = False
         self._pending: list[Any] = []
@@ -125,7 +128,7 @@ class BatchIterator:
         if bufs is not None:  # the hot path: a gather per field from memory
             b = self._next_batch
             if b >= self._nb or self._finished:
-                self._finished = True
+                self.close()
                 raise StopIteration
             self._next_batch = b + 1
             s = b * self._bs
@@ -133,7 +136,7 @@ class BatchIterator:
             idx = None if self._order is None else self._order[s:e]
             out = {}
             for name, buf, ring in zip(self._names, bufs, self._rings):  # noqa: B905
-                o = _spare(ring, e - s, buf)
+                o = _spare(ring, e - s, buf) if e - s == self._bs else numpy.empty_like(buf[s:e])
                 if idx is None:
                     o[...] = buf[s:e]  # a copy: batches never alias the cache
                 else:  # (indices are in range: "clip" skips numpy's buffering of `out`)
@@ -174,6 +177,9 @@ class BatchIterator:
         """Stop the background thread."""
         self._stop.set()
         self._finished = True
+        rings, self._rings = self._rings, []
+        if any(rings):
+            self._ds._spares = rings  # the next pass reuses this memory
 
     def __del__(self) -> None:
         stop = getattr(self, "_stop", None)

@@ -52,6 +52,7 @@ class Dataset:
         self._cache = ChunkCache(info.schema, max(1, info.chunk_records), cache_bytes, self._where)
         self._n = info.count
         self._in_tx = False
+        self._spares: list | None = None  # reusable batch memory, handed from pass to pass
         self._synced = True  # the writer's tail is in the open transaction
         if writable:
             self._load_tail()

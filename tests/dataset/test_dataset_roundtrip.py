@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import weakref
 
 import numpy
 import pytest
@@ -331,3 +332,24 @@ def test_batches_while_writing(tmp_path, rng, device):
         ds.rollback()
         labs = numpy.concatenate([_np(b["label"]) for b in ds.batches(64, device=device)])
         numpy.testing.assert_array_equal(labs, data["label"][:100])
+
+
+def test_batches_reuse_only_dropped_memory(tmp_path, rng, device):
+    """Memory of a batch the consumer dropped may be reused; a batch still held never changes."""
+    data = _data(rng, 640)
+    p = tmp_path / "r.db"
+    dataset.from_arrays(p, **data).close()
+    ds = dataset.open(p)
+    kept, copies, earlier, reused = [], [], [], 0
+    for i, b in enumerate(ds.batches(32, shuffle=True, seed=1, device=device)):
+        reused += any(w() is b["image"]._data for w in earlier)
+        earlier.append(weakref.ref(b["image"]._data))
+        if i % 4 == 0:  # hold a few batches (and a view of one field) to the end
+            kept.append((b, _np(b["image"])[1:]))
+            copies.append({k: _np(v).copy() for k, v in b.items()})
+    for (b, view), want in zip(kept, copies, strict=True):
+        for k, v in want.items():
+            numpy.testing.assert_array_equal(_np(b[k]), v)
+        numpy.testing.assert_array_equal(view, want["image"][1:])
+    if device == ruda.Device("cpu"):
+        assert reused > 10  # dropped batches came back (20 batches in all)
