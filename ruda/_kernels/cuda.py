@@ -20,6 +20,10 @@ _BUILTINS = {
 }
 
 
+# CUDA's built-in vector types (no header needed under NVRTC), by lane type.
+_VECTOR = {ir.F32: "float", ir.I32: "int", ir.U32: "uint"}
+
+
 class CUDA(CLike):
     types = {
         ir.BOOL: "bool", ir.I8: "signed char", ir.I16: "short", ir.I32: "int",
@@ -94,6 +98,26 @@ class CUDA(CLike):
     def _e_volatileload(self, e: ir.VolatileLoad) -> str:
         t = self.type(e.type)
         return f"(*((volatile {t}*)&{e.buf.name}[{self.expr(e.index)}]))"
+
+    # -- vector accesses: 64/128-bit loads and stores through the scalar pointer ---------------
+    def _vec_type(self, b: ir.Buffer, lanes: int) -> str:
+        if b.elem not in _VECTOR or lanes not in (2, 4):
+            raise TypeError(f"CUDA: no {lanes}-lane vector of {b.elem.name}")
+        return f"{_VECTOR[b.elem]}{lanes}"
+
+    def _s_loadvector(self, s: ir.LoadVector, d: int) -> list[str]:
+        pad, vt = self.indent * d, self._vec_type(s.buf, len(s.vars))
+        out = [f"{pad}const {vt} {s.name} = "
+               f"reinterpret_cast<const {vt}*>({s.buf.name})[{self.expr(s.index)}];"]  # fmt: skip
+        out += [f"{pad}const {self.type(v.type)} {v.name} = {s.name}.{'xyzw'[j]};"
+                for j, v in enumerate(s.vars)]  # fmt: skip
+        return out
+
+    def _s_storevector(self, s: ir.StoreVector, d: int) -> list[str]:
+        vt = self._vec_type(s.buf, len(s.values))
+        vals = ", ".join(self.expr(v) for v in s.values)
+        return [f"{self.indent * d}reinterpret_cast<{vt}*>({s.buf.name})[{self.expr(s.index)}]"
+                f" = make_{vt}({vals});"]  # fmt: skip
 
     def _s_fence(self, s: ir.Fence, d: int) -> list[str]:
         return [self.indent * d + "__threadfence();"]

@@ -9,6 +9,33 @@ Buffers hold exactly NumPy's bytes (bool: one byte 0/1). A contiguous kernel who
 narrower than 32 bits (bool, 8/16-bit ints) computes the 4 (or 2) elements of one output word per
 invocation (``Kernel.elems_per_invocation``) so that WGSL's packed stores never race.
 
+Variants of the contiguous kernel (``build`` keywords, the tuner's ``elementwise`` family;
+``VARIANTS``, ``DEFAULTS``; the defaults give the kernel there was before variants):
+
+* ``wg`` invocations per workgroup (64..1024; the strided layout takes it too);
+* ``vec`` elements per *unit*: 1, or 2/4 for 32-bit operands only (f32, i32, u32), which are
+  then read and written as vectors (WGSL ``array<vec4<f32>>`` bindings, CUDA ``float4``/
+  ``int4``/``uint4`` through ``reinterpret_cast``); a packed narrow output's unit is its word
+  (4 bools or int8, 2 int16) and 64-bit operands stay scalar;
+* ``ipt`` units per invocation (1, 2, 4, 8), in ``order`` "tile" (workgroup ``g`` owns units
+  ``[g*wg*ipt, (g+1)*wg*ipt)``, its invocation ``l`` takes ``g*wg*ipt + j*wg + l``) or "grid"
+  (grid-stride: unit ``flat + j*T``, ``T`` the invocations launched). Either way consecutive
+  invocations touch consecutive units, and all ``ipt`` loads are issued before the arithmetic
+  when the invocation's units are all whole (otherwise a guarded loop runs).
+
+Conventions for the launcher (every variant): the one parameter is ``n``, the element count;
+bindings start at the array's first element (there is no offset parameter: an operand at an
+offset is bound at that offset, and unaligned ones take the strided kernel); launch
+``ceil(ceil(n / elems_per_invocation) / wg)`` workgroups (``elems_per_invocation = ipt * vec``,
+or ``ipt * 4`` / ``ipt * 2`` for packed words), along x and, past 65535 of them, y as well
+(extra workgroups are harmless). ``n`` must stay below 2**31. The kernel does its own tail: the
+``n % vec`` elements after the last whole vector are done one by one (WGSL: lanes of the last
+vector) by the invocation whose unit is that partial vector, so one launch covers any ``n``.
+With ``vec > 1`` (``Kernel.vector_width``): on WebGPU every binding must span whole vectors
+(size rounded up to ``vec * 4`` bytes: the bytes past ``n`` are read and never written; pool
+blocks have the room), or ``n`` must be a multiple of ``vec``; on CUDA every pointer must be
+aligned to ``vec * 4`` bytes (CuPy's pool gives 256; a view at another offset takes vec=1).
+
     >>> from ruda._kernels import elementwise, ir, wgsl
     >>> k = elementwise.build("add", (ir.F32, ir.F32), ir.F32, None)
     >>> "fn add_f32_f32_f32_c" in wgsl.render(k)
@@ -316,21 +343,40 @@ SPECIAL: dict[tuple[str, str], Callable[..., ir.Expr]] = {
 
 
 # -- the kernel -------------------------------------------------------------------------------
-def _flat_index() -> ir.Expr:
+# The declared variant space of the contiguous kernel (the tuner's ``elementwise`` family).
+VARIANTS: dict[str, tuple[Any, ...]] = {
+    "wg": (64, 128, 256, 512, 1024), "ipt": (1, 2, 4, 8), "vec": (1, 2, 4),
+    "order": ("tile", "grid"),
+}  # fmt: skip
+DEFAULTS: dict[str, Any] = {"wg": WORKGROUP, "ipt": 1, "vec": 1, "order": "tile"}
+
+
+def vectorizable(in_types: tuple[ir.Type, ...], out_type: ir.Type) -> bool:
+    """Whether ``vec > 1`` applies: every operand a 32-bit type (f32, i32, u32)."""
+    return all(t.itemsize == 4 and t.kind in "fiu" for t in (*in_types, out_type))
+
+
+def _flat_index(wg: int = WORKGROUP) -> ir.Expr:
     # 2-D grid: WebGPU caps each dispatch dimension at 65535 workgroups.
-    return ir.Builtin("gid", 0) + ir.Builtin("gid", 1) * (ir.Builtin("nwg", 0) * WORKGROUP)
+    return ir.Builtin("gid", 0) + ir.Builtin("gid", 1) * (ir.Builtin("nwg", 0) * wg)
 
 
 @cache
 def build(
-    name: str, in_types: tuple[ir.Type, ...], out_type: ir.Type, ndim: int | None
-) -> ir.Kernel:
+    name: str, in_types: tuple[ir.Type, ...], out_type: ir.Type, ndim: int | None, *,
+    ipt: int = 1, vec: int = 1, wg: int = WORKGROUP, order: str = "tile",
+) -> ir.Kernel:  # fmt: skip
     """The kernel for op ``name`` on operands of ``in_types`` giving ``out_type``.
 
     ``ndim=None`` is the contiguous layout; an int is the strided layout of that rank.
     Parameters (all 32-bit, in this order): ``n``; strided adds ``s{d}`` (shape), then per
     input ``st{k}_{d}`` (element strides, signed) and ``off{k}`` (element offset), then
     ``sto_{d}`` and ``offo`` for the output.
+
+    Variants (keywords; the defaults give the one kernel of before): ``wg`` invocations per
+    workgroup (any layout); contiguous only: ``ipt`` units per invocation, ``order`` of those
+    units ("tile" or "grid") and ``vec`` elements per unit (2 or 4: 32-bit types only); see the
+    module docstring for the launch and binding conventions.
     """
     op = OPS[name]
     for t in (*in_types, out_type):
@@ -339,9 +385,10 @@ def build(
                             f"are not supported by the kernel builder yet (got {t!r})")  # fmt: skip
     if name in UNSUPPORTED:
         raise NotImplementedError(f"ruda kernels: {name} has {UNSUPPORTED[name]}")
+    _check_variant(name, in_types, out_type, ndim, ipt, vec, wg, order)
     compute = _compute_type(op, in_types, out_type)
-    ins = tuple(ir.Buffer(f"in{k}", t, k) for k, t in enumerate(in_types))
-    out = ir.Buffer("out", out_type, len(ins), "read_write")
+    ins = tuple(ir.Buffer(f"in{k}", t, k, lanes=vec) for k, t in enumerate(in_types))
+    out = ir.Buffer("out", out_type, len(ins), "read_write", lanes=vec)
     n = ir.Param("n", U32)
     params = [n]
     per_word = 32 // out_type.bits if (ndim is None and out_type.is_narrow) else 1
@@ -357,15 +404,17 @@ def build(
         body.append(Let(v, body_expr(op, loads, compute, out_type)))
         return v
 
-    if ndim is None and per_word == 1:
+    if ndim is None and (ipt > 1 or vec > 1):
+        body += _variant_body(op, compute, ins, out, n.var, per_word, ipt, vec, wg, order)
+    elif ndim is None and per_word == 1:
         i = Var("i", U32)
-        body += [Let(i, _flat_index()), ir.If(i >= n.var, (ir.Return(),))]
+        body += [Let(i, _flat_index(wg)), ir.If(i >= n.var, (ir.Return(),))]
         v = element(0, lambda k: i)
         body.append(ir.store(out, i, v))
     elif ndim is None:  # one invocation per output word
         w = Var("w", U32)
         words = n.var / per_word + ir.select((n.var % per_word).ne(0), 1, ir.Const(0, U32))
-        body += [Let(w, _flat_index()), ir.If(w >= words, (ir.Return(),))]
+        body += [Let(w, _flat_index(wg)), ir.If(w >= words, (ir.Return(),))]
         values = []
         for j in range(per_word):
             # the last word's tail re-reads element n - 1 (inputs may be wider than the output)
@@ -375,7 +424,7 @@ def build(
         body.append(ir.StoreWord(out, w, tuple(values), n.var))
     else:
         i = Var("i", U32)
-        body += [Let(i, _flat_index()), ir.If(i >= n.var, (ir.Return(),))]
+        body += [Let(i, _flat_index(wg)), ir.If(i >= n.var, (ir.Return(),))]
         shape = [ir.Param(f"s{d}", U32) for d in range(ndim)]
         params += shape
         coords = _coords(body, i, [s.var for s in shape])
@@ -393,14 +442,142 @@ def build(
         body.append(ir.store(out, io, v))
     types = "_".join(t.name for t in (*in_types, out_type))
     kernel = ir.Kernel(
-        name=f"{name}_{types}_{'c' if ndim is None else ndim}",
+        name=f"{name}_{types}_{'c' if ndim is None else ndim}{_tag(ipt, vec, wg, order)}",
         buffers=(*ins, out),
         params=tuple(params),
         body=tuple(body),
-        workgroup=(WORKGROUP, 1, 1),
-        elems_per_invocation=per_word,
+        workgroup=(wg, 1, 1),
+        elems_per_invocation=per_word * ipt * vec,
+        vector_width=vec,
     )
     return ir.with_features(kernel)
+
+
+def _check_variant(name: str, in_types: tuple[ir.Type, ...], out_type: ir.Type,
+                   ndim: int | None, ipt: int, vec: int, wg: int, order: str) -> None:  # fmt: skip
+    where = f"ruda kernels: {name} ({', '.join(t.name for t in (*in_types, out_type))})"
+    if not (isinstance(wg, int) and 1 <= wg <= 1024):
+        raise ValueError(f"{where}: wg={wg!r} is not a workgroup size in 1..1024")
+    if not (isinstance(ipt, int) and ipt >= 1) or order not in ("tile", "grid"):
+        raise ValueError(f"{where}: ipt={ipt!r}, order={order!r}: want ipt >= 1, "
+                         "order 'tile' or 'grid'")  # fmt: skip
+    if vec not in (1, 2, 4):
+        raise ValueError(f"{where}: vec={vec!r} is not 1, 2 or 4")
+    if ndim is not None and (ipt > 1 or vec > 1):
+        raise ValueError(f"{where}: ipt and vec apply to the contiguous layout only")
+    if vec > 1 and not vectorizable(in_types, out_type):
+        raise ValueError(f"{where}: vec={vec} needs 32-bit operands (narrow outputs are "
+                         "packed a word per unit, 64-bit ones stay scalar)")  # fmt: skip
+
+
+def _tag(ipt: int, vec: int, wg: int, order: str) -> str:
+    """The kernel-name suffix of a variant ("" for the default)."""
+    if (ipt, vec, wg) == (1, 1, WORKGROUP):
+        return ""
+    return f"_w{wg}" + (f"_i{ipt}{order[0]}" if ipt > 1 else "") + (f"_v{vec}" if vec > 1 else "")
+
+
+def _variant_body(op: Op, compute: ir.Type, ins: tuple[ir.Buffer, ...], out: ir.Buffer,
+                  n: ir.Expr, per_word: int, ipt: int, vec: int, wg: int,
+                  order: str) -> list[Any]:  # fmt: skip
+    """The contiguous kernel's body for ``ipt`` units of ``vec`` elements (or of one packed
+    output word) per invocation; unit ``j`` of an invocation is ``unit(j)`` (module docstring)."""
+    body: list[Any] = []
+    if ipt == 1 or order == "tile":  # workgroup g owns units [g * wg * ipt, (g + 1) * wg * ipt)
+        g = ir.Builtin("wid", 0) + ir.Builtin("wid", 1) * ir.Builtin("nwg", 0)
+        base = Var("base", U32)
+        body.append(Let(base, g * (wg * ipt) + ir.Builtin("lid", 0)))
+
+        def unit(j: ir.Expr | int) -> ir.Expr:
+            if isinstance(j, int):
+                return base + ir.Const(j * wg, U32) if j else base
+            return base + j * ir.Const(wg, U32)
+    else:  # grid-stride: unit j is the invocation's flat index + j * (invocations launched)
+        flat, total = Var("flat", U32), Var("total", U32)
+        nwg = ir.Builtin("nwg", 0) * ir.Builtin("nwg", 1)
+        body += [Let(flat, _flat_index(wg)), Let(total, nwg * wg)]
+
+        def unit(j: ir.Expr | int) -> ir.Expr:
+            return flat + j * total if not isinstance(j, int) or j else flat
+
+    def loads(u: ir.Expr, tag: str, width: int = vec) -> tuple[list[Any], list[list[ir.Expr]]]:
+        """Statements loading unit ``u`` (``width`` elements) of every input, and the lanes
+        [input][lane]; ``width`` 1 on a vector binding is element ``u`` (the tail)."""
+        stmts: list[Any] = []
+        lanes: list[list[ir.Expr]] = []
+        for k, b in enumerate(ins):
+            if width == 1:
+                a = Var(f"a{k}_{tag}", b.elem)
+                stmts.append(Let(a, b[u]))
+                lanes.append([a])
+            else:
+                vs = tuple(Var(f"a{k}_{tag}_{m}", b.elem) for m in range(width))
+                stmts.append(ir.LoadVector(f"a{k}_{tag}v", vs, b, u))
+                lanes.append(list(vs))
+        return stmts, lanes
+
+    def computes(u: ir.Expr, tag: str, lanes: list[list[ir.Expr]]) -> list[Any]:
+        """Statements computing and storing unit ``u`` from its loaded lanes."""
+        stmts: list[Any] = []
+        vals = []
+        width = len(lanes[0])
+        for m in range(width):
+            v = Var(f"v{tag}_{m}" if width > 1 else f"v{tag}", out.elem)
+            stmts.append(Let(v, body_expr(op, [ln[m] for ln in lanes], compute, out.elem)))
+            vals.append(v)
+        if width > 1:
+            return [*stmts, ir.StoreVector(out, u, tuple(vals))]
+        return [*stmts, ir.store(out, u, vals[0])]
+
+    def one(u: ir.Expr, tag: str, width: int = vec) -> list[Any]:
+        ld, lanes = loads(u, tag, width)
+        return ld + computes(u, tag, lanes)
+
+    if per_word > 1:  # packed narrow output: a unit is one output word (never a vector)
+        words = Var("words", U32)
+        body.append(Let(words, n / per_word + ir.select((n % per_word).ne(0), 1, ir.Const(0, U32))))
+        for j in range(ipt):
+            w = Var(f"w{j}", U32)
+            inner: list[Any] = []
+            values = []
+            for e in range(per_word):
+                ie = Var(f"i{j}_{e}", U32)  # the last word's tail re-reads element n - 1
+                inner.append(Let(ie, ir.call("min", w * per_word + e, n - 1)))
+                ld, lanes = loads(ie, f"{j}_{e}", 1)
+                v = Var(f"v{j}_{e}", out.elem)
+                inner += [*ld, Let(v, body_expr(op, [ln[0] for ln in lanes], compute, out.elem))]
+                values.append(v)
+            inner.append(ir.StoreWord(out, w, tuple(values), n))
+            body += [Let(w, unit(j)), ir.If(w < words, tuple(inner))]
+        return body
+
+    full = n  # units that are whole: all of them, or n // vec vectors and a scalar tail
+    tail: tuple[Any, ...] = ()
+    if vec > 1:
+        full = Var("nv", U32)
+        body.append(Let(full, n >> (vec.bit_length() - 1)))
+        e = Var("e", U32)
+        tail = (ir.For(e, full * vec, n, ir.Const(1, U32), tuple(one(e, "t", 1))),)
+
+    def guarded(u: ir.Expr, tag: str) -> ir.If:
+        # the unit just past the whole vectors does the tail, element by element
+        return ir.If(u < full, tuple(one(u, tag)), (ir.If(u.eq(full), tail),) if tail else ())
+
+    if ipt == 1:
+        return [*body, guarded(base, "0")]
+    us = [Var(f"u{j}", U32) for j in range(ipt)]
+    fast: list[Any] = [Let(u, unit(j)) for j, u in enumerate(us)]
+    lanes_of = []
+    for j, u in enumerate(us):  # every load first, then the arithmetic: ipt loads in flight
+        ld, lanes = loads(u, str(j))
+        fast += ld
+        lanes_of.append(lanes)
+    for j, u in enumerate(us):
+        fast += computes(u, str(j), lanes_of[j])
+    jv, us_ = Var("j", U32), Var("us", U32)
+    slow = ir.For(jv, ir.Const(0, U32), ir.Const(ipt, U32), ir.Const(1, U32),
+                  (Let(us_, unit(jv)), guarded(us_, "s")))  # fmt: skip
+    return [*body, ir.If(unit(ipt - 1) < full, tuple(fast), (slow,))]
 
 
 def _coords(body: list[Any], i: ir.Expr, shape: list[ir.Expr]) -> list[ir.Expr]:

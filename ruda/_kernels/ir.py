@@ -277,6 +277,9 @@ class Buffer:
     binding: int
     access: str = "read"  # "read" | "read_write"
     atomic: bool = False  # an array of atomic<elem> (WGSL), after packing narrow stores
+    # WGSL binds it as array<vecN<elem>> (N = lanes, 32-bit elems only); loads and stores stay
+    # per element (a lane of a vector) unless ``LoadVector``/``StoreVector`` move whole vectors.
+    lanes: int = 1
 
     def __getitem__(self, index: Any) -> Load:
         return Load(self, lift(index, U32), self.elem)
@@ -408,6 +411,11 @@ class Kernel:
     # Elements each invocation handles: launch ceil(n / elems_per_invocation) invocations
     # (launching more is harmless: the extra ones return at once).
     elems_per_invocation: int = 1
+    # Lanes of the widest vector access (``LoadVector``/``StoreVector``): on WebGPU every
+    # binding must then span whole vectors (its size rounded up to ``vector_width`` elements;
+    # the bytes past ``n`` are read, never written); on CUDA every pointer must be aligned to
+    # ``vector_width * itemsize`` bytes.
+    vector_width: int = 1
 
 
 _FEATURE = {"f16": "shader-f16", "f64": "shader-f64", "i64": "shader-int64", "u64": "shader-int64"}
@@ -502,3 +510,26 @@ class While:
 @dataclass(frozen=True)
 class Break:
     """Leave the innermost loop."""
+
+
+# -- additions for vectorised kernels (elementwise ``vec``) ---------------------------------------
+@dataclass(frozen=True)
+class LoadVector:
+    """Bind ``vars`` to the lanes of vector ``index`` of ``buf`` (elements ``index * lanes`` to
+    ``index * lanes + lanes - 1``) with one 64/128-bit load; ``name`` names the vector value.
+    ``buf.lanes`` must equal ``len(vars)``."""
+
+    name: str
+    vars: tuple[Var, ...]
+    buf: Buffer
+    index: Expr
+
+
+@dataclass(frozen=True)
+class StoreVector:
+    """Store ``values`` as vector ``index`` of ``buf`` (elements ``index * lanes`` ...), one
+    64/128-bit store; ``buf.lanes`` must equal ``len(values)``."""
+
+    buf: Buffer
+    index: Expr
+    values: tuple[Expr, ...]

@@ -575,13 +575,25 @@ def _scan_family() -> None:
 
 
 def _elementwise_family() -> None:
-    # Note: elementwise.build has no workgroup or items-per-thread knob yet (its index math
-    # assumes WORKGROUP), so the declared space is that one point until the builder grows one.
+    # The contiguous kernel's variants (elementwise.VARIANTS): workgroup size, units per
+    # invocation and their order, 2/4-lane vectors for 32-bit operands.
     from . import elementwise
     from .reduce import Launch, Plan
 
+    def valid(p: Params, k: Key, t: Target) -> bool:
+        if p["wg"] > t.max_workgroup or (p["ipt"] == 1 and p["order"] != "tile"):
+            return False  # with one unit per invocation both orders are the same kernel
+        if p["vec"] == 1:
+            return True
+        if not elementwise.vectorizable(tuple(_t(d) for d in k.dtypes[:-1]), _t(k.dtypes[-1])):
+            return False  # 8/16/64-bit and bool operands: packed words or scalars
+        # WebGPU binds array<vecN>: the runners bind the exact (4-byte padded) bytes, so the
+        # last partial vector would be out of the binding (see elementwise's docstring)
+        return t.backend != "wgpu" or k.shape[0] % p["vec"] == 0
+
     def build_plan(p: Params, k: Key) -> Any:
-        kern = elementwise.build(k.op, tuple(_t(d) for d in k.dtypes[:-1]), _t(k.dtypes[-1]), None)
+        kern = elementwise.build(k.op, tuple(_t(d) for d in k.dtypes[:-1]), _t(k.dtypes[-1]),
+                                 None, **p)  # fmt: skip
         n = k.shape[0]
         threads = -(-n // kern.elems_per_invocation)
         groups = -(-threads // p["wg"])
@@ -596,8 +608,7 @@ def _elementwise_family() -> None:
             return np.asarray(f(*a.values())).astype(_np(k.dtypes[-1])).reshape(-1)
 
     register(
-        "elementwise", {"wg": (elementwise.WORKGROUP,)}, build_plan,
-        {"wg": elementwise.WORKGROUP},
+        "elementwise", elementwise.VARIANTS, build_plan, elementwise.DEFAULTS, valid=valid,
         inputs=lambda k, rng: {f"in{i}": _random(d, k.shape, rng, k.op)
                                for i, d in enumerate(k.dtypes[:-1])},
         reference=reference,

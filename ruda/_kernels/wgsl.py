@@ -26,6 +26,7 @@ from .render import CLike
 _BUILTINS = {"gid": "global_invocation_id", "lid": "local_invocation_id",
              "wid": "workgroup_id", "nwg": "num_workgroups"}  # fmt: skip
 _AXES = "xyz"
+_LANES = "xyzw"
 _SUBGROUP_BUILTINS = {"sglane": "subgroup_invocation_id", "sgsize": "subgroup_size"}
 _FCMP = {"eq", "ne", "lt", "le", "gt", "ge"}
 # GLSL.std.450 instructions that are 16/32-bit float only (lavapipe returns garbage for f64).
@@ -180,12 +181,37 @@ class WGSL(CLike):
         return f"bitcast<{self.type(e.type)}>({x})"
 
     def _e_load(self, e: ir.Load) -> str:
+        if getattr(e.buf, "lanes", 1) > 1:
+            return self._lane_ref(e.buf, e.index)
         ref = f"{self.prefix}{e.buf.name}[{self.expr(e.index)}]"
         return f"atomicLoad(&{ref})" if getattr(e.buf, "atomic", False) else ref
 
     def _s_store(self, s: ir.Store, d: int) -> list[str]:
+        if getattr(s.buf, "lanes", 1) > 1:
+            return [f"{self.indent * d}{self._lane_ref(s.buf, s.index)} = {self.expr(s.value)};"]
         ref = f"{self.prefix}{s.buf.name}[{self.expr(s.index)}]"
         return [f"{self.indent * d}{ref} = {self.expr(s.value)};"]
+
+    # -- vector bindings (array<vecN<T>>): element i is lane i % N of vector i / N --------------
+    def _vec_type(self, b: ir.Buffer) -> str:
+        return f"vec{b.lanes}<{self.type(b.elem)}>"
+
+    def _lane_ref(self, b: ir.Buffer, index: ir.Expr) -> str:
+        i, shift = self.expr(index), b.lanes.bit_length() - 1
+        return f"{self.prefix}{b.name}[({i} >> {shift}u)][({i} & {b.lanes - 1}u)]"
+
+    def _s_loadvector(self, s: ir.LoadVector, d: int) -> list[str]:
+        pad, b = self.indent * d, s.buf
+        out = [f"{pad}let {s.name}: {self._vec_type(b)} = "
+               f"{self.prefix}{b.name}[{self.expr(s.index)}];"]  # fmt: skip
+        out += [f"{pad}let {v.name}: {self.type(v.type)} = {s.name}.{_LANES[j]};"
+                for j, v in enumerate(s.vars)]  # fmt: skip
+        return out
+
+    def _s_storevector(self, s: ir.StoreVector, d: int) -> list[str]:
+        vals = ", ".join(self.expr(v) for v in s.values)
+        ref = f"{self.prefix}{s.buf.name}[{self.expr(s.index)}]"
+        return [f"{self.indent * d}{ref} = {self._vec_type(s.buf)}({vals});"]
 
     def _s_atomic(self, s: ir.Atomic, d: int) -> list[str]:
         fn = {"and": "atomicAnd", "or": "atomicOr", "add": "atomicAdd"}[s.op]
@@ -258,6 +284,8 @@ class WGSL(CLike):
         for b in k.buffers:
             access = "read" if b.access == "read" else "read_write"
             elem = f"atomic<{self.type(b.elem)}>" if b.atomic else self.type(b.elem)
+            if getattr(b, "lanes", 1) > 1:
+                elem = self._vec_type(b)
             lines.append(f"@group(0) @binding({b.binding}) var<storage, {access}> "
                          f"{pre}{b.name}: array<{elem}>;")  # fmt: skip
         if k.params:

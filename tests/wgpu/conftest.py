@@ -1,35 +1,15 @@
-"""Fixtures for the WebGPU backend's tests: the backend is experimental, so it is enabled here.
-
-``RUDA_WGPU=experimental`` is set per test (monkeypatch), not for the session, so the main
-suite's device list (probed at collection) keeps wgpu out until the backend is complete.
-"""
+"""Fixtures for the WebGPU backend's tests (made in ``tests/gpu/fixtures.py``); ``wdev`` is
+``gdev`` under the name these modules use."""
 
 from __future__ import annotations
 
 import pytest
 
-import ruda
+from tests.gpu.fixtures import device_fixtures, pytest_generate_tests  # noqa: F401
 
-
-@pytest.fixture(autouse=True)
-def _experimental(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("RUDA_WGPU", "experimental")
+_experimental, gdev, ctx = device_fixtures("wgpu", "RUDA_WGPU")
 
 
 @pytest.fixture
-def wdev(_experimental: None) -> ruda.Device:
-    """wgpu:0, or a skip that says why the backend cannot run here."""
-    from ruda._backends import probe
-
-    reason = probe("wgpu")
-    if reason is not None:
-        pytest.skip(f"wgpu backend unavailable: {reason}")
-    return ruda.Device("wgpu:0")
-
-
-@pytest.fixture
-def ctx(wdev: ruda.Device):
-    """The device's backend context (allocator, compiler, launcher)."""
-    from ruda._backends.wgpu.context import context
-
-    return context(wdev.index)
+def wdev(gdev):
+    return gdev

@@ -8,17 +8,12 @@ import pytest
 
 import ruda
 from ruda._array import _wrap
+from tests.gpu.runtime import *  # noqa: F403  (the shared tests, collected here)
+from tests.gpu.runtime import host, put
 from tests.helpers import assert_close
 
 NARROW = ["uint8", "int8", "int16", "uint16", "bool", "float16"]
-
-
-def put(a, dev):
-    return ruda.asarray(a, device=dev)
-
-
-def host(x) -> numpy.ndarray:
-    return numpy.asarray(x.to_device("cpu"))
+GPU_DTYPES = ["float32", "float64", "int32", "int64", "uint64", *NARROW]
 
 
 # -- registration ---------------------------------------------------------------------------
@@ -46,18 +41,9 @@ def test_devices_one_per_adapter(wdev) -> None:
 
 def test_unimplemented_ops_say_so(wdev, rng) -> None:
     x = put(rng.standard_normal(8).astype("float32"), wdev)
-    with pytest.raises(NotImplementedError, match="sum"):
-        ruda.sum(x)
-
-
-# -- arrays and round trips -------------------------------------------------------------------
-@pytest.mark.parametrize("n", [0, 1, 3, 5, 7, 1023, 4099])
-@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "uint64", *NARROW])
-def test_roundtrip_odd_sizes(n: int, dtype: str, wdev, rng) -> None:
-    a = (rng.standard_normal(n) * 100).astype(dtype)
-    x = put(a, wdev)
-    assert x.device == wdev and x.dtype == ruda.dtype(dtype) and x.shape == (n,)
-    numpy.testing.assert_array_equal(host(x), a)
+    # sort has no wgpu kernel yet: the dispatch table says so, naming the op and the kind
+    with pytest.raises(NotImplementedError, match=r"ruda\.sort .*'wgpu'"):
+        ruda.sort(x)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int64", *NARROW])
@@ -96,17 +82,6 @@ def test_attributes_like_numpy(wdev, rng) -> None:
     numpy.testing.assert_array_equal(host(x.T), a.T)
 
 
-def test_ruda_slicing_gives_views(wdev, rng) -> None:
-    """x[1:5] on a wgpu array is a view sharing the buffer (needs Array.__getitem__ not to
-    call numpy.asarray on a non-cpu result)."""
-    a = rng.standard_normal(10).astype("float32")
-    x = put(a, wdev)
-    v = x[2:8]
-    v += 1
-    a[2:8] += 1
-    numpy.testing.assert_allclose(host(x), a)
-
-
 # -- creation, casts, copies ----------------------------------------------------------------------
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "uint8", "bool",
                                    "float16", "int16"])  # fmt: skip
@@ -125,13 +100,13 @@ def test_creation_targets_the_named_device(wdev, monkeypatch) -> None:
     from ruda._backends.wgpu import ops
 
     seen = []
-    real = ops.context_for
+    real = ops.OPS.context_for
 
     def spy(device=None):
         seen.append(device)
         return real(device)
 
-    monkeypatch.setattr(ops, "context_for", spy)
+    monkeypatch.setattr(ops.OPS, "context_for", spy)  # the creation methods look it up on OPS
     calls = [
         lambda: ruda.zeros(4, "float32", device=wdev),
         lambda: ruda.ones((2, 2), dtype="int32", device=wdev),
@@ -145,19 +120,6 @@ def test_creation_targets_the_named_device(wdev, monkeypatch) -> None:
         x = make()
         assert x.device == wdev
         assert seen and all(d is wdev for d in seen), seen
-
-
-@pytest.mark.parametrize("args,dtype", [((10,), None), ((2, 30, 3), "int32"), ((0, 1, 0.1), None),
-                                        ((5, -5, -2), "int64"), ((1.5, 4.0, 0.25), "float32"),
-                                        ((0, 300, 7), "int16"), ((0, 40), "uint8")])  # fmt: skip
-def test_arange(args, dtype, wdev) -> None:
-    x = ruda.arange(*args, dtype=dtype, device=wdev)
-    e = numpy.arange(*args, dtype=dtype)
-    if e.dtype.kind == "f":
-        assert_close(x, e, device=wdev)
-    else:
-        numpy.testing.assert_array_equal(host(x), e)
-        assert host(x).dtype == e.dtype
 
 
 @pytest.mark.parametrize(
@@ -180,56 +142,6 @@ def test_astype(src: str, dst: str, wdev, rng) -> None:
     numpy.testing.assert_array_equal(
         _wrap(s.astype(dst), wdev).to_device("cpu").__array__(), a.reshape(6, 11).T[::2].astype(dst)
     )
-
-
-def test_copy_is_independent(wdev, rng) -> None:
-    a = rng.standard_normal(33).astype("float32")
-    x = put(a, wdev)
-    y = ruda.asarray(x, copy=True)
-    assert y._data.block is not x._data.block
-    y += 1
-    numpy.testing.assert_array_equal(host(x), a)
-    assert_close(y, a + 1, device=wdev)
-
-
-# -- in-place operators --------------------------------------------------------------------------
-def test_inplace_operators(wdev, rng) -> None:
-    a = rng.standard_normal((8, 6)).astype("float32")
-    b = rng.standard_normal((8, 6)).astype("float32")
-    x, y = put(a, wdev), put(b, wdev)
-    buf = x._data.block
-    x += y
-    x *= 2
-    x -= 0.5
-    a = (a + b) * 2 - 0.5
-    assert x._data.block is buf
-    assert_close(x, a, device=wdev)
-    i = put(numpy.arange(10, dtype="int32"), wdev)
-    with pytest.raises(TypeError, match="same_kind"):
-        i += 1.5  # NumPy refuses float64 into int32 in place
-
-
-def test_inplace_through_views(wdev, rng) -> None:
-    from ruda._backends.wgpu.ops import apply
-    from ruda._ops import OPS
-
-    a = rng.standard_normal((8, 6)).astype("float32")
-    d = put(a, wdev)._data
-    v = d[1:7:2, ::-2]
-    apply(OPS["add"], (v, 10.0), out=v)
-    a[1:7:2, ::-2] += 10.0
-    numpy.testing.assert_allclose(d.to_host(), a, rtol=1e-6)
-    # overlapping source and destination: NumPy's result, as if through a copy
-    w = d[1:]
-    apply(OPS["add"], (w, d[:-1]), out=w)
-    a[1:] += a[:-1].copy()
-    numpy.testing.assert_allclose(d.to_host(), a, rtol=1e-6)
-    # broadcast into a view, setitem
-    d[2] = 3.0
-    a[2] = 3.0
-    d[:, 1] = d[:, 0]
-    a[:, 1] = a[:, 0]
-    numpy.testing.assert_allclose(d.to_host(), a, rtol=1e-6)
 
 
 # -- allocator and pool ---------------------------------------------------------------------------
@@ -355,11 +267,6 @@ def test_missing_feature_errors(ctx, wdev, monkeypatch) -> None:
         ctx.compiler.program(k)
 
 
-def test_complex_is_refused_clearly(wdev) -> None:
-    with pytest.raises(TypeError, match="complex"):
-        ruda.asarray(numpy.ones(3, complex), device=wdev)
-
-
 def test_cross_device_mixing(wdev, rng) -> None:
     a = rng.standard_normal(5).astype("float32")
     x, c = put(a, wdev), put(a, "cpu")
@@ -382,9 +289,3 @@ def test_cross_device_mixing(wdev, rng) -> None:
 
         with pytest.raises(ValueError, match="different devices"):
             apply(OPS["add"], (x._data, y._data))
-
-
-def test_no_implicit_host_copy(wdev) -> None:
-    x = put(numpy.ones(3, "float32"), wdev)
-    with pytest.raises(TypeError, match="to_device"):
-        numpy.asarray(x)

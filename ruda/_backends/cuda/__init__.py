@@ -10,12 +10,13 @@ enabled only with ``RUDA_CUDA=experimental``; every other op raises NotImplement
 
 from __future__ import annotations
 
-import os
-import threading
+import importlib
+import pkgutil
 from collections.abc import Callable
 from typing import Any
 
 from ..base import Backend, DeviceUnavailableError
+from ..gpu.backend import GpuBackend, experimental_switch
 
 ENABLE = "RUDA_CUDA"
 
@@ -34,53 +35,33 @@ def unavailable_reason() -> str | None:
         return f"no CUDA device: {e}"
     if n == 0:
         return "no CUDA device is visible"
-    if os.environ.get(ENABLE, "") != "experimental":
-        return (
-            "the cuda backend is experimental (elementwise functions, casts, creation and views "
-            f"only); enable it with the environment variable {ENABLE}=experimental"
-        )
-    return None
+    return experimental_switch(ENABLE, "cuda", "elementwise functions, casts, creation, views, "
+                               "reductions and scans")  # fmt: skip
 
 
-class CudaBackend(Backend):
+def library_modules() -> list[Any]:
+    """The modules whose ``LIBRARY`` dicts make the op table: ops, reductions, scans, then
+    every ``library_*.py`` beside them (vendor library calls), in name order."""
+    from . import ops, reductions, scans
+
+    found = sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("library_"))
+    return [ops, reductions, scans, *(importlib.import_module(f"{__name__}.{n}") for n in found)]
+
+
+class CudaBackend(GpuBackend):
     """One backend object for the kind; per-device state lives in each device's Context."""
 
     kind = "cuda"
 
     def __init__(self) -> None:
-        from . import ops, reductions, scans
-
-        self._local = threading.local()
-        self.library = {**ops.LIBRARY, **reductions.LIBRARY, **scans.LIBRARY}
-        self._ops = ops
-
-    # The dispatch table holds one backend per kind; ``dev.backend`` calls check_device first,
-    # so the allocator and dtype checks that follow apply to that device.
-    def check_device(self, device: Any) -> None:
+        from . import ops
         from .context import context
 
-        self._local.ctx = context(device.index)
+        super().__init__(context, library_modules())
+        self._ops = ops
 
-    @property
-    def ctx(self) -> Any:
-        ctx = getattr(self._local, "ctx", None)
-        if ctx is None:
-            from .context import context
-
-            ctx = self._local.ctx = context(0)
-        return ctx
-
-    @property
-    def allocator(self) -> Any:  # type: ignore[override]
-        return self.ctx.allocator
-
-    @property
-    def compiler(self) -> Any:  # type: ignore[override]
-        return self.ctx.compiler
-
-    @property
-    def launcher(self) -> Any:  # type: ignore[override]
-        return self.ctx.launcher
+    def elementwise(self, entry: Any) -> Callable[..., Any]:
+        return self._ops.make_elementwise(entry)
 
     def native_type(self) -> type:
         from .array import CudaArray
@@ -92,20 +73,6 @@ class CudaBackend(Backend):
         from ... import _dtypes as dt
 
         return tuple(d for d in dt.STANDARD if d._np.kind != "c")
-
-    def check_dtype(self, npdt: Any, fname: str) -> None:
-        self.ctx.check_dtype(npdt, fname)
-
-    def synchronize(self) -> None:
-        self.ctx.launcher.synchronize()
-
-    def resolve(self, op: str) -> Callable[..., Any] | None:
-        from ..._ops import OPS
-
-        entry = OPS.get(op)
-        if entry is not None and entry.kind == "elementwise" and entry.expr:
-            return self._ops.make_elementwise(entry)
-        return self.library.get(op)
 
     # -- DLPack: CuPy's ndarray serves as the exported container (a view, no kernel runs) ----
     def dlpack(self, x: Any, *, stream: Any = None, max_version: Any = None,

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from ..gpu.host import host_view, upload_source
+
 
 def _host_ptr(a: np.ndarray) -> ctypes.c_void_p:
     return a.ctypes.data_as(ctypes.c_void_p)
@@ -58,20 +60,9 @@ class Allocator:
     def from_host(self, host: Any, dtype: Any = None, copy: bool | None = None) -> Any:
         from .array import CudaArray
 
-        if isinstance(host, CudaArray):
-            if host.ctx is not self.ctx:
-                raise ValueError(
-                    f"ruda: array is on {host.ctx.name}, not {self.ctx.name}; "
-                    "ruda never transfers between devices silently"
-                )
-            return host if dtype is None or np.dtype(dtype) == host.dtype else host.astype(dtype)
-        a = np.asarray(host, dtype=dtype)
-        if a.dtype.kind == "c":
-            raise TypeError(f"ruda: complex dtypes are not supported on device {self.ctx.name} yet")
-        if not a.dtype.isnative:
-            a = a.astype(a.dtype.newbyteorder("="))
-        self.ctx.check_dtype(a.dtype, "asarray")
-        a = np.ascontiguousarray(a)
+        a = upload_source(self.ctx, host, dtype, CudaArray)
+        if not isinstance(a, np.ndarray):
+            return a
         mem = self.alloc(a.nbytes)
         if a.nbytes:
             # From pageable memory the call returns once the data is staged: ``a`` may go.
@@ -89,8 +80,4 @@ class Allocator:
         stream = self.stream()
         (x.mem + lo).copy_to_host_async(_host_ptr(raw), hi - lo, stream)
         stream.synchronize()
-        isz = x.dtype.itemsize
-        strides = tuple(s * isz for s in x._strides)
-        first = raw[x.offset - lo : x.offset - lo + isz].view(x.dtype)  # anchors the view
-        view = np.lib.stride_tricks.as_strided(first, shape=x.shape, strides=strides)
-        return np.array(view, copy=True)
+        return host_view(raw, x.offset - lo, x)

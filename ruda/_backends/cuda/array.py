@@ -7,7 +7,7 @@ run CuPy's kernels. This class owns every method, so each one either builds a vi
 ruda kernel. A ``cupy.ndarray`` view is made only for DLPack export (no kernel runs there).
 
 The view logic (basic indexing, transposes, contiguity, reshape of contiguous arrays) has no
-backend in it and is shared with ``WgpuArray``: those methods are taken from it, not copied.
+backend in it and lives in ``gpu.strided.StridedArray``, shared with ``WgpuArray``.
 """
 
 from __future__ import annotations
@@ -17,18 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from ..wgpu.array import WgpuArray, _c_strides
-
-_V = WgpuArray.__dict__  # the backend-independent view methods
-_CONTIG = _V["is_contiguous"].fget
+from ..gpu.strided import StridedArray, c_strides, span
 
 
-class CudaArray:
+class CudaArray(StridedArray):
     """An n-dimensional array in CUDA device memory."""
 
     __slots__ = ("ctx", "mem", "offset", "shape", "_strides", "dtype", "size", "_contig",
                  "__weakref__")  # fmt: skip
-    __array_priority__ = -1
 
     def __init__(
         self, ctx: Any, mem: Any, offset: int, shape: tuple[int, ...],
@@ -46,88 +42,30 @@ class CudaArray:
     @classmethod
     def contiguous(cls, ctx: Any, mem: Any, shape: tuple[int, ...], dtype: np.dtype) -> CudaArray:
         shape = tuple(shape)
-        return cls(ctx, mem, 0, shape, _c_strides(shape), np.dtype(dtype))
-
-    # NumPy's attributes and the views, shared with WgpuArray.
-    ndim = _V["ndim"]
-    itemsize = _V["itemsize"]
-    nbytes = _V["nbytes"]
-    strides = _V["strides"]
+        return cls(ctx, mem, 0, shape, c_strides(shape), np.dtype(dtype))
 
     @property
     def is_contiguous(self) -> bool:
         """C-contiguous (dimensions of length 1 may have any stride); computed once."""
         c = self._contig
         if c is None:
-            c = self._contig = _CONTIG(self)
+            c = self._contig = StridedArray.is_contiguous.fget(self)
         return c
-
-    elem_offset = _V["elem_offset"]
-    T = _V["T"]
-    mT = _V["mT"]
-    __len__ = _V["__len__"]
-    transpose = _V["transpose"]
-    reshape = _V["reshape"]
-    ravel = _V["ravel"]
 
     @property
     def ptr(self) -> int:
         """The device address of the first element."""
         return self.mem.ptr + self.offset
 
-    @property
-    def device(self) -> str:
-        return self.ctx.name
-
-    @property
-    def flags(self) -> dict[str, bool]:
-        return {"C_CONTIGUOUS": self.is_contiguous, "WRITEABLE": True}
-
     def span(self) -> tuple[int, int]:
         """Lowest and one-past-highest byte offset (from ``mem``) that the array touches."""
         return span(self.offset, self.shape, self._strides, self.dtype.itemsize)
 
-    def __repr__(self) -> str:
-        return (
-            f"CudaArray(shape={self.shape}, dtype={self.dtype}, strides={self.strides}, "
-            f"offset={self.offset}, device={self.ctx.name})"
-        )
-
-    def __array__(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError(
-            f"ruda: an array on {self.ctx.name} is not copied to the host implicitly; "
-            "call to_host() / x.to_device('cpu')"
-        )
-
-    # -- views --------------------------------------------------------------------------------
     def view_of(self, offset: int, shape: tuple[int, ...], strides: tuple[int, ...]) -> CudaArray:
         return CudaArray(self.ctx, self.mem, offset, tuple(shape), tuple(strides), self.dtype)
 
-    def __getitem__(self, key: Any) -> CudaArray:
-        """Basic indexing (ints, slices, None, Ellipsis) as views."""
-        try:
-            return _V["__getitem__"](self, key)
-        except NotImplementedError as e:  # the shared code names wgpu
-            raise NotImplementedError(str(e).replace("wgpu", self.ctx.name)) from None
-
-    # -- copies (ruda kernels) -------------------------------------------------------------------
-    def copy(self) -> CudaArray:
-        from .ops import copy
-
-        return copy(self)
-
-    def astype(self, dtype: Any, copy: bool = True) -> CudaArray:
-        from .ops import astype
-
-        return astype(self, dtype, copy=copy)
-
-    def to_host(self) -> np.ndarray:
-        return self.ctx.allocator.to_host(self)
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        from .ops import assign
-
-        assign(self[key], value)
+    def shares_memory(self, other: Any) -> bool:
+        return self.mem.mem is other.mem.mem
 
     # -- DLPack ------------------------------------------------------------------------------------
     def as_cupy(self) -> Any:
@@ -162,16 +100,4 @@ class CudaArray:
         return x.copy() if copy else x
 
 
-def span(
-    offset: int, shape: tuple[int, ...], strides: tuple[int, ...], isz: int
-) -> tuple[int, int]:
-    """Lowest and one-past-highest byte of elements at ``offset`` with element ``strides``."""
-    lo = hi = offset
-    for n, s in zip(shape, strides, strict=True):
-        if n == 0:
-            return offset, offset
-        if s > 0:
-            hi += (n - 1) * s * isz
-        else:
-            lo += (n - 1) * s * isz
-    return lo, hi + isz
+__all__ = ["CudaArray", "span"]

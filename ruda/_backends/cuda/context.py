@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from ..gpu.backend import Contexts
+
 # The dtypes the kernels render (NumPy kinds and sizes); complex is not rendered yet.
 SUPPORTED = frozenset("bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 float32 "
                       "float64".split())  # fmt: skip
@@ -50,25 +52,11 @@ class Context:
             raise TypeError(f"ruda.{fname}: dtype {d} is not supported on device {self.name} yet")
 
 
-_CONTEXTS: dict[int, Context] = {}
-_CTX_LOCK = threading.Lock()
+def _count() -> int:
+    import cupy
+
+    return cupy.cuda.runtime.getDeviceCount()
 
 
-def context(index: int) -> Context:
-    """The context of ``cuda:index`` (created on first use)."""
-    ctx = _CONTEXTS.get(index)
-    if ctx is not None:
-        return ctx
-    with _CTX_LOCK:
-        ctx = _CONTEXTS.get(index)
-        if ctx is None:
-            import cupy
-
-            count = cupy.cuda.runtime.getDeviceCount()
-            if not 0 <= index < count:
-                raise ValueError(
-                    f"ruda: device cuda:{index} does not exist; this machine has {count} CUDA "
-                    f"device(s) (cuda:0..cuda:{count - 1})"
-                )
-            ctx = _CONTEXTS[index] = Context(index, count)
-    return ctx
+context = Contexts("cuda", "CUDA device", _count, Context)
+"""``context(index)``: the context of ``cuda:index`` (created on first use)."""

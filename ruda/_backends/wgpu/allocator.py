@@ -15,6 +15,9 @@ from typing import Any
 import numpy as np
 import wgpu
 
+from ..gpu.host import host_view, upload_source
+from ..gpu.strided import span
+
 _STORAGE = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
 _READBACK = wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST
 _MIN = 256
@@ -130,20 +133,9 @@ class Allocator:
     def from_host(self, host: Any, dtype: Any = None, copy: bool | None = None) -> Any:
         from .array import WgpuArray
 
-        if isinstance(host, WgpuArray):
-            if host.ctx is not self.ctx:
-                raise ValueError(
-                    f"ruda: array is on {host.ctx.name}, not {self.ctx.name}; "
-                    "ruda never transfers between devices silently"
-                )
-            return host if dtype is None or np.dtype(dtype) == host.dtype else host.astype(dtype)
-        a = np.asarray(host, dtype=dtype)
-        if a.dtype.kind == "c":
-            raise TypeError(f"ruda: complex dtypes are not supported on device {self.ctx.name} yet")
-        if not a.dtype.isnative:
-            a = a.astype(a.dtype.newbyteorder("="))
-        self.ctx.check_dtype(a.dtype, "asarray")
-        a = np.ascontiguousarray(a)
+        a = upload_source(self.ctx, host, dtype, WgpuArray)
+        if not isinstance(a, np.ndarray):
+            return a
         nbytes = a.nbytes
         launcher = self.ctx.launcher
         # Pending dispatches may still read a pooled buffer: a queue write would overtake them.
@@ -161,22 +153,10 @@ class Allocator:
         x = native
         if x.size == 0:
             return np.empty(x.shape, x.dtype)
-        isz = x.dtype.itemsize
-        lo = hi = x.offset
-        for n, s in zip(x.shape, x._strides, strict=True):
-            if s < 0:
-                lo += (n - 1) * s * isz
-            else:
-                hi += (n - 1) * s * isz
-        hi += isz
+        lo, hi = span(x.offset, x.shape, x._strides, x.dtype.itemsize)
         lo4, hi4 = lo & ~3, (hi + 3) & ~3
-        size = hi4 - lo4
-        raw = self.read_bytes(x.block.buffer, lo4, size)
-        base = np.frombuffer(raw, dtype=np.uint8)
-        start = x.offset - lo4
-        strides = tuple(s * isz for s in x._strides)
-        view = _strided_view(base, start, x.shape, strides, x.dtype)
-        return np.array(view, copy=True)
+        raw = self.read_bytes(x.block.buffer, lo4, hi4 - lo4)
+        return host_view(np.frombuffer(raw, dtype=np.uint8), x.offset - lo4, x)
 
     def read_bytes(self, buffer: Any, offset: int, size: int) -> memoryview:
         """``size`` bytes of ``buffer`` at ``offset`` (multiples of 4), after all queued work."""
@@ -194,9 +174,3 @@ class Allocator:
             staging.unmap()
         self._readback.setdefault(sc, []).append(staging)
         return data
-
-
-def _strided_view(base: np.ndarray, start: int, shape: tuple, strides: tuple, dtype: np.dtype):
-    """A NumPy view of raw bytes at ``start`` with byte ``strides`` (negative ones allowed)."""
-    elem = base[start : start + dtype.itemsize].view(dtype)  # anchors the view at the first element
-    return np.lib.stride_tricks.as_strided(elem, shape=shape, strides=strides)

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from ..gpu.backend import Contexts
+
 # Adapter kinds in the order devices are numbered (GPUs first, software rasterisers last).
 _TYPE_ORDER = {"DiscreteGPU": 0, "IntegratedGPU": 1, "VirtualGPU": 2, "CPU": 3, "Unknown": 4}
 _BACKEND_ORDER = {"Vulkan": 0, "Metal": 0, "D3D12": 1, "OpenGL": 2}
@@ -119,23 +121,10 @@ class Context:
         )
 
 
-_CONTEXTS: dict[int, Context] = {}
-_CTX_LOCK = threading.Lock()
-
-
-def context(index: int) -> Context:
-    """The context of ``wgpu:index`` (created on first use)."""
-    ctx = _CONTEXTS.get(index)
-    if ctx is not None:
-        return ctx
-    with _CTX_LOCK:
-        ctx = _CONTEXTS.get(index)
-        if ctx is None:
-            found = adapters()
-            if not 0 <= index < len(found):
-                raise ValueError(
-                    f"ruda: device wgpu:{index} does not exist; this machine has "
-                    f"{len(found)} WebGPU adapter(s) (wgpu:0..wgpu:{len(found) - 1})"
-                )
-            ctx = _CONTEXTS[index] = Context(index, found[index])
-    return ctx
+context = Contexts(
+    "wgpu",
+    "WebGPU adapter",
+    lambda: len(adapters()),
+    lambda index, n: Context(index, adapters()[index]),
+)
+"""``context(index)``: the context of ``wgpu:index`` (created on first use)."""

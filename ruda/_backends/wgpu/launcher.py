@@ -46,6 +46,13 @@ class Launcher:
         self, program: Any, bindings: list[tuple[Any, int, int]], params: dict[str, Any], n: int
     ) -> None:
         """Queue ``program`` over ``n`` elements; ``bindings``: (buffer, offset, size) each."""
+        self.launch_grid(program, bindings, params, self.grid(program, n))
+
+    def launch_grid(
+        self, program: Any, bindings: list[tuple[Any, int, int]], params: dict[str, Any],
+        grid: tuple[int, int],
+    ) -> None:  # fmt: skip
+        """Queue ``program`` on ``grid`` (workgroups along x and y) as given (reduce plans)."""
         data = program.pack(params)
         size = len(data)
         if self.count >= self.batch_limit or self.used + size > self.capacity:
@@ -62,8 +69,7 @@ class Launcher:
             cpass = self.cpass = self.encoder.begin_compute_pass()
         cpass.set_pipeline(program.pipeline)
         cpass.set_bind_group(0, group, [off] if size else [])
-        gx, gy = self.grid(program, n)
-        cpass.dispatch_workgroups(gx, gy, 1)
+        cpass.dispatch_workgroups(grid[0], grid[1], 1)
         self.count += 1
         self.dispatches += 1
 

@@ -1,4 +1,4 @@
-"""The backend's own small kernels, built from IR nodes: cast/copy, word fill and arange.
+"""The GPU backends' own small kernels, built from IR nodes: cast/copy, word fill and arange.
 
 Same conventions as ``ruda._kernels.elementwise``: ``ndim=None`` is the contiguous layout, an
 int the strided layout of that rank (shape, strides and offsets in elements as parameters).

@@ -1,0 +1,114 @@
+"""sort and argsort on cuda through CuPy's Thrust binding (``cupy.cuda.thrust``).
+
+CuPy exposes no CUB radix sort directly; its Thrust binding is the CCCL sort, which for 1-D
+arithmetic keys with the default order runs CUB's onesweep radix sort, and for rows (a sorted
+axis with more than one row) a stable merge sort keyed by (row, value) with NaNs last. The
+sorted axis is moved last and copied into a fresh buffer (sorted in place), floats through
+``x + 0.0``, which turns -0.0 into 0.0 and every NaN into the canonical positive NaN, so the
+radix order matches NumPy's (NaNs last, zeros equal). ``descending`` sorts the reversed
+axis and reverses back, which keeps equal elements in their order (the CPU row's rule).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..._ops import OPS
+from . import ops as _ops
+from .array import CudaArray
+from .library_blas import contiguous, copy_into, moved_last, new, on
+
+_ROWS_PER_CALL = 1 << 22  # elements per Thrust call when sorting rows (CuPy's chunking)
+
+
+def _prepare(x: CudaArray, axis: int | None, descending: bool) -> tuple[CudaArray, Any]:
+    """A fresh contiguous (rows, n) buffer of ``x`` with ``axis`` last (reversed if
+    ``descending``), and the inverse permutation that puts the axis back."""
+    if axis is None:
+        x = contiguous(x)
+        x = x.reshape((x.size,))
+        axis = 0
+    xt, inv = moved_last(x, [axis % x.ndim])
+    if descending and xt.ndim:
+        xt = xt[..., ::-1]
+    y = new(x.ctx, xt.shape, x.dtype)
+    if y.size:
+        if x.dtype.kind == "f":
+            _ops.apply(OPS["add"], (xt, 0.0), out=y)  # canonical NaNs, -0.0 -> 0.0
+        else:
+            copy_into(y, xt)
+    return y, inv
+
+
+def _thrust(y: CudaArray, idx: CudaArray | None) -> None:
+    """Sort each row of the contiguous ``y`` in place (and ``idx`` with the row indices)."""
+    from cupy.cuda import thrust
+
+    n = y.shape[-1] if y.ndim else 1
+    if y.size == 0:
+        return
+    if n == 1:
+        if idx is not None:
+            _ops.assign(idx, 0)
+        return
+    dtype = np.dtype(np.uint8) if y.dtype == np.bool_ else y.dtype  # same order, 1 byte
+    ctx = y.ctx
+    rows = y.size // n
+    isz = y.dtype.itemsize
+    with on(ctx):
+        if rows == 1:
+            if idx is None:
+                thrust.sort(dtype, y.ptr, 0, (n,))
+            else:
+                thrust.argsort(dtype, idx.ptr, y.ptr, 0, (n,))
+            return
+        per = max(min(_ROWS_PER_CALL, y.size) // n, 1)
+        keys = new(ctx, (per * n,), np.uint64)
+        for r0 in range(0, rows, per):
+            r = min(per, rows - r0)
+            if idx is None:
+                thrust.sort(dtype, y.ptr + r0 * n * isz, keys.ptr, (r, n))
+            else:
+                thrust.argsort(dtype, idx.ptr + r0 * n * 8, y.ptr + r0 * n * isz, keys.ptr,
+                               (r, n))  # fmt: skip
+
+
+def _back(y: CudaArray, inv: Any, descending: bool) -> CudaArray:
+    if descending and y.ndim:
+        y = y[..., ::-1]
+    if list(inv) != list(range(y.ndim)):
+        y = y.transpose(tuple(inv))
+    return contiguous(y)
+
+
+def _check(order: Any) -> None:
+    if order is not None:
+        raise NotImplementedError("sort: order= (structured arrays) is not implemented on cuda")
+
+
+def sort(x: CudaArray, axis: int | None = -1, descending: bool = False, stable: bool = True,
+         kind: Any = None, order: Any = None) -> CudaArray:  # fmt: skip
+    # Note: every sort here is stable; ``kind`` and ``stable=False`` change nothing.
+    _check(order)
+    y, inv = _prepare(x, axis, descending)
+    _thrust(y, None)
+    return _back(y, inv, descending)
+
+
+def argsort(x: CudaArray, axis: int | None = -1, descending: bool = False, stable: bool = True,
+            kind: Any = None, order: Any = None) -> CudaArray:  # fmt: skip
+    _check(order)
+    y, inv = _prepare(x, axis, descending)
+    idx = new(x.ctx, y.shape, np.int64)  # Thrust writes size_t: the same bits for n < 2^63
+    _thrust(y, idx)
+    if descending and idx.ndim and idx.size:
+        n = idx.shape[-1]
+        # Indices into the reversed axis, reversed back: n - 1 - i, a stable descending order.
+        idx = _ops.apply(OPS["subtract"], (n - 1, idx[..., ::-1]))
+    return _back(idx, inv, False)
+
+
+LIBRARY: dict[str, Any] = {"sort": sort, "argsort": argsort}
+__all__ = ["LIBRARY", "argsort", "sort"]

@@ -1,0 +1,110 @@
+"""The skeleton of a GPU backend: the experimental switch, the per-device context registry and
+the ``Backend`` subclass whose allocator, compiler and launcher are the current device's.
+
+A backend module supplies its ``Context`` class, how many devices exist, its ops modules
+(each with a ``LIBRARY`` dict: op name -> implementation) and its native array type.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ..base import Backend
+
+
+def experimental_switch(env: str, kind: str, covers: str) -> str | None:
+    """None when the environment variable ``env`` is ``experimental``, else why ``kind`` is off."""
+    if os.environ.get(env, "") != "experimental":
+        return (
+            f"the {kind} backend is experimental ({covers} only); enable it with the "
+            f"environment variable {env}=experimental"
+        )
+    return None
+
+
+class Contexts:
+    """Contexts by device index, each created on first use and kept for the process."""
+
+    def __init__(self, kind: str, what: str, count: Callable[[], int],
+                 make: Callable[[int, int], Any]) -> None:  # fmt: skip
+        self.kind, self.what = kind, what  # "wgpu", "WebGPU adapter"
+        self.count, self.make = count, make  # make(index, count) -> Context
+        self.contexts: dict[int, Any] = {}
+        self.lock = threading.Lock()
+
+    def __call__(self, index: int) -> Any:
+        ctx = self.contexts.get(index)
+        if ctx is not None:
+            return ctx
+        with self.lock:
+            ctx = self.contexts.get(index)
+            if ctx is None:
+                n = self.count()
+                if not 0 <= index < n:
+                    raise ValueError(
+                        f"ruda: device {self.kind}:{index} does not exist; this machine has "
+                        f"{n} {self.what}(s) ({self.kind}:0..{self.kind}:{n - 1})"
+                    )
+                ctx = self.contexts[index] = self.make(index, n)
+        return ctx
+
+
+class GpuBackend(Backend):
+    """One backend object for the kind; per-device state lives in each device's Context."""
+
+    kind = ""
+
+    def __init__(self, context: Callable[[int], Any], libraries: list[Any]) -> None:
+        self._context = context
+        self._local = threading.local()
+        self.library: dict[str, Callable[..., Any]] = {}
+        for lib in libraries:
+            self.library.update(lib.LIBRARY)
+
+    # The dispatch table holds one backend per kind; ``dev.backend`` calls check_device
+    # first, so the allocator and dtype checks that follow apply to that device.
+    def check_device(self, device: Any) -> None:
+        self._local.ctx = self._context(device.index)
+
+    @property
+    def ctx(self) -> Any:
+        ctx = getattr(self._local, "ctx", None)
+        if ctx is None:
+            ctx = self._local.ctx = self._context(0)
+        return ctx
+
+    @property
+    def allocator(self) -> Any:  # type: ignore[override]
+        return self.ctx.allocator
+
+    @property
+    def compiler(self) -> Any:  # type: ignore[override]
+        return self.ctx.compiler
+
+    @property
+    def launcher(self) -> Any:  # type: ignore[override]
+        return self.ctx.launcher
+
+    def check_dtype(self, npdt: Any, fname: str) -> None:
+        self.ctx.check_dtype(npdt, fname)
+
+    def synchronize(self) -> None:
+        self.ctx.launcher.synchronize()
+
+    def elementwise(self, entry: Any) -> Callable[..., Any]:
+        """The implementation of op-table entry ``entry`` (an elementwise function)."""
+        raise NotImplementedError
+
+    def resolve(self, op: str) -> Callable[..., Any] | None:
+        from ..._ops import OPS
+
+        entry = OPS.get(op)
+        if entry is not None and entry.kind == "elementwise" and entry.expr:
+            return self.elementwise(entry)
+        return self.library.get(op)
+
+
+__all__ = ["Contexts", "GpuBackend", "experimental_switch"]

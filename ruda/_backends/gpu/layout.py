@@ -1,0 +1,40 @@
+"""Layouts of elementwise launches: broadcast strides and the collapse to the lowest rank.
+
+Both read only shapes and element strides, so every GPU backend's ``launch_map`` uses them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def bstrides(x: Any, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """``x``'s element strides broadcast to ``shape`` (0 where it repeats)."""
+    lead = len(shape) - x.ndim
+    out = [0] * lead
+    for n, s, target in zip(x.shape, x._strides, shape[lead:], strict=True):
+        out.append(s if n == target else 0)
+    return tuple(out)
+
+
+def collapse(shape: tuple[int, ...], strides: list[tuple[int, ...]]) -> tuple[tuple, list]:
+    """Drop length-1 dims and merge dims that are contiguous in every operand (lower rank)."""
+    dims = [d for d in range(len(shape)) if shape[d] != 1]
+    if not dims:
+        return (), [() for _ in strides]
+    new_shape = [shape[dims[0]]]
+    new_st = [[s[dims[0]]] for s in strides]
+    for d in dims[1:]:
+        n = shape[d]
+        if all(st[-1] == s[d] * n for st, s in zip(new_st, strides, strict=True)):
+            new_shape[-1] *= n
+            for st, s in zip(new_st, strides, strict=True):
+                st[-1] = s[d]
+        else:
+            new_shape.append(n)
+            for st, s in zip(new_st, strides, strict=True):
+                st.append(s[d])
+    return tuple(new_shape), [tuple(st) for st in new_st]
+
+
+__all__ = ["bstrides", "collapse"]

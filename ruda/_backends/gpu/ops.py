@@ -1,0 +1,279 @@
+"""``GpuOps``: a GPU backend's op glue, the same for every backend but the launch.
+
+An elementwise op takes operands as the namespace passes them (native arrays, Python or NumPy
+scalars), computes the result dtype once with ``ruda._promotion`` and NumPy's loop table,
+broadcasts, checks ``out=`` (shape, same_kind cast, partial overlap read through a copy), and
+hands the kernel builder and the operands to the backend's ``launch_map``. Python scalars
+become cached 0-d device constants. A backend subclasses ``GpuOps`` and supplies the hooks
+named in the class body (its native type, contexts, ``launch_map``, ``fill``, ``arange_into``,
+``run_plan``); its ``ops`` module exports one instance's bound methods.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ... import _dtypes as dt
+from ..._kernels import elementwise as ew
+from ..._kernels import ir
+from ..._ops import Op
+from ..._promotion import promote, with_scalar
+from . import kernels
+from .creation import CreationOps
+
+PY_SCALARS = (builtins.bool, int, float)
+_FLOAT_CATEGORIES = ("floating-point", "real floating-point")
+_LOOPS: dict[tuple[str, np.dtype], np.dtype] = {}
+
+
+def mixed(a: Any, b: Any) -> ValueError:
+    """The error for operands on two devices (contexts ``a`` and ``b``)."""
+    return ValueError(
+        f"operands are on different devices ({a.name} and {b.name}); move one with "
+        "to_device(), ruda never transfers silently"
+    )
+
+
+def loop_dtype(op: Op, rn: np.dtype) -> np.dtype:
+    """The result dtype of ``op`` on operands promoted to ``rn``: NumPy's loop for that dtype
+    (sin(int16) -> float32, int / int -> float64, TypeError where NumPy has no loop)."""
+    key = (op.name, rn)
+    hit = _LOOPS.get(key)
+    if hit is not None:
+        return hit
+    uf = getattr(np, op.numpy, None)
+    if isinstance(uf, np.ufunc) and uf.nout == 1:
+        try:
+            res = uf.resolve_dtypes((rn,) * op.arity + (None,))[-1]
+        except TypeError as e:
+            raise TypeError(f"{op.name} is not defined for {rn} operands ({e})") from None
+    elif callable(uf) and op.result != "bool":
+        # not a ufunc (round, fix...): NumPy's own result dtype on a one-element sample
+        with np.errstate(all="ignore"):
+            res = np.asarray(uf(*[np.ones(1, rn)] * op.arity)).dtype
+    elif op.result == "bool":
+        res = np.dtype(np.bool_)
+    elif op.category in _FLOAT_CATEGORIES and rn.kind != "f":
+        res = np.promote_types(rn, np.float16)  # NumPy: int8 -> float16, int32 -> float64
+    else:
+        res = rn
+    _LOOPS[key] = res
+    return res
+
+
+def result_dtype(
+    op: Op, arrays: list[np.dtype], scalars: list[Any], kind: str
+) -> tuple[np.dtype, np.dtype]:
+    """The promoted operand dtype (ruda._promotion) and the op's result dtype."""
+    r = dt.from_numpy(arrays[0])
+    for d in arrays[1:]:
+        r = promote(r, dt.from_numpy(d))
+    for s in scalars:
+        r = with_scalar(r, s)
+    rn = r._np
+    if rn.kind == "c":
+        raise TypeError(f"complex dtypes are not supported on {kind} yet (got {rn})")
+    return rn, loop_dtype(op, rn)
+
+
+class GpuOps(CreationOps):
+    """Casts, assignment, elementwise ops and creation over one backend's native arrays."""
+
+    kind = ""  # the device kind: "wgpu", "cuda"
+    native: type = object  # the backend's StridedArray subclass
+
+    # -- hooks ----------------------------------------------------------------------------
+    def context(self, index: int) -> Any:
+        """The context of device ``index`` of this kind (created on first use)."""
+        raise NotImplementedError
+
+    def launch_map(
+        self, ctx: Any, make: Callable[[int | None], ir.Kernel], ins: list[Any], out: Any
+    ) -> None:
+        """Run an elementwise kernel (``make(ndim)``) from ``ins`` (broadcast) into ``out``."""
+        raise NotImplementedError
+
+    def cast_source(self, value: Any, dst: np.dtype) -> Any:
+        """``value`` as the cast kernel should read it for a ``dst`` result (a hook for fixes)."""
+        return value
+
+    # -- devices ----------------------------------------------------------------------------
+    def context_for(self, device: Any = None) -> Any:
+        """The context of a ``device=`` argument, else of the default device, else device 0."""
+        from ..._devices import Device, default_device
+
+        if device is None:
+            d = default_device()
+            return self.context(d.index if d.kind == self.kind else 0)
+        if isinstance(device, self.native):
+            return device.ctx
+        d = Device(device)
+        if d.kind != self.kind:
+            raise ValueError(f"ruda: device {d} is not a {self.kind} device")
+        return self.context(d.index)
+
+    # -- constants, casts, copies -----------------------------------------------------------
+    def constant(self, ctx: Any, value: Any, npdt: np.dtype) -> Any:
+        """A cached 0-d device array of ``value`` as ``npdt`` (OverflowError if it does not fit)."""
+        cache = ctx.__dict__.setdefault("constants", {})
+        key = (npdt.str, type(value), value)
+        x = cache.get(key)
+        if x is None:
+            x = ctx.allocator.from_host(np.asarray(value, dtype=npdt))
+            if len(cache) > 512:
+                cache.clear()
+            cache[key] = x
+        return x
+
+    def astype(self, x: Any, dtype: Any, copy: bool = True, **_: Any) -> Any:
+        """``x`` converted to ``dtype`` (NumPy's conversions) in a new contiguous array."""
+        npdt = dt.to_numpy(dtype)
+        if npdt == x.dtype and not copy:
+            return x
+        ctx = x.ctx
+        ctx.check_dtype(npdt, "astype")
+        x = self.cast_source(x, npdt)
+        out = ctx.allocator.empty(x.shape, npdt)
+        src, dst = ir.type_of(x.dtype), ir.type_of(npdt)
+        self.launch_map(ctx, lambda nd: kernels.cast(src, dst, nd), [x], out)
+        return out
+
+    def copy(self, x: Any, **_: Any) -> Any:
+        return self.astype(x, x.dtype, copy=True)
+
+    def assign(self, view: Any, value: Any) -> None:
+        """``view[...] = value`` (broadcast, converted to the view's dtype)."""
+        ctx = view.ctx
+        if isinstance(value, self.native):
+            if value.ctx is not ctx:
+                raise mixed(value.ctx, ctx)
+            if value.shares_memory(view):
+                value = self.copy(value)  # possibly overlapping source and destination
+            value = self.cast_source(value, view.dtype)
+        elif isinstance(value, (*PY_SCALARS, np.generic)):
+            v = value.item() if isinstance(value, np.generic) else value
+            value = self.constant(ctx, v, view.dtype)
+        else:
+            raise TypeError(
+                f"cannot assign {type(value).__name__} to an array on {ctx.name}; "
+                "convert it with ruda.asarray(..., device=...) first"
+            )
+        if np.broadcast_shapes(value.shape, view.shape) != view.shape:
+            raise ValueError(f"could not broadcast input of shape {value.shape} into {view.shape}")
+        src, dst = ir.type_of(value.dtype), ir.type_of(view.dtype)
+        self.launch_map(ctx, lambda nd: kernels.cast(src, dst, nd), [value], view)
+
+    # -- elementwise ops ----------------------------------------------------------------------
+    def apply(self, op: Op, args: tuple[Any, ...], out: Any = None) -> Any:
+        """Run elementwise ``op`` on ``args`` (native arrays and scalars), into ``out`` if given."""
+        native, kind = self.native, self.kind
+        ctx = None
+        for a in (*args, out):
+            if isinstance(a, native):
+                if ctx is None:
+                    ctx = a.ctx
+                elif a.ctx is not ctx:
+                    raise mixed(ctx, a.ctx)
+        if ctx is None:
+            raise TypeError(f"{op.name}: expected at least one {kind} array operand")
+        arr_dtypes, scalars = [], []
+        for a in args:
+            if isinstance(a, (native, np.generic)):
+                arr_dtypes.append(a.dtype)
+            elif type(a) in PY_SCALARS:
+                scalars.append(a)
+            else:
+                raise TypeError(
+                    f"cannot combine an array on {ctx.name} with host data "
+                    f"({type(a).__name__}); convert it with ruda.asarray(..., device=x.device)"
+                )
+        if not arr_dtypes:
+            raise TypeError(f"{op.name}: expected at least one {kind} array operand")
+        rn, result = result_dtype(op, arr_dtypes, scalars, kind)
+        ctx.check_dtype(rn, op.name)
+        ctx.check_dtype(result, op.name)
+        # Operands: constants for scalars; comparisons see both operands in the promoted dtype.
+        logical = op.category == "bool"
+        ins: list[Any] = []
+        for a in args:
+            if isinstance(a, native):
+                if op.result == "bool" and not logical and a.dtype != rn:
+                    a = self.astype(a, rn)
+                ins.append(a)
+            else:
+                v = a.item() if isinstance(a, np.generic) else a
+                cdt = np.dtype(np.bool_) if logical else (a.dtype if isinstance(a, np.generic) and
+                                                          op.result != "bool" else rn)  # fmt: skip
+                ins.append(self.constant(ctx, v, cdt))
+        shape = np.broadcast_shapes(*(x.shape for x in ins))
+        if out is None:
+            out = ctx.allocator.empty(shape, result)
+        else:
+            self._check_out(op, shape, result, out)
+            for k, x in enumerate(ins):
+                if x.shares_memory(out) and not (
+                    x.shape == out.shape and x._strides == out._strides and x.offset == out.offset
+                ):
+                    ins[k] = self.copy(x)  # a partial overlap would race: read from a copy
+        in_types = tuple(ir.type_of(x.dtype) for x in ins)
+        out_type = ir.type_of(out.dtype)
+        name = op.name
+        self.launch_map(ctx, lambda nd: ew.build(name, in_types, out_type, nd), ins, out)
+        return out
+
+    @staticmethod
+    def _check_out(op: Op, shape: tuple[int, ...], result: np.dtype, out: Any) -> None:
+        if np.broadcast_shapes(shape, out.shape) != out.shape:
+            raise ValueError(
+                f"non-broadcastable output operand with shape {out.shape} doesn't match the "
+                f"broadcast shape {shape}"
+            )
+        if not np.can_cast(result, out.dtype, "same_kind"):
+            raise TypeError(
+                f"Cannot cast ufunc {op.name!r} output from {result!r} to {out.dtype!r} "
+                "with casting rule 'same_kind'"
+            )
+        out.ctx.check_dtype(out.dtype, op.name)
+
+    def call(self, op: Op, args: tuple[Any, ...], out: Any, kwargs: dict[str, Any]) -> Any:
+        """A ufunc-style call of ``op``: arity, ``out=`` (a 1-tuple too), the keywords."""
+        if len(args) != op.arity:
+            raise TypeError(f"{op.name} takes {op.arity} operand(s), got {len(args)}")
+        if isinstance(out, tuple):
+            if len(out) != 1:
+                raise ValueError(f"{op.name} has one output, got {len(out)} out arrays")
+            out = out[0]
+        where = kwargs.pop("where", True)
+        kwargs.pop("casting", None) if kwargs.get("casting") == "same_kind" else None
+        if where is not True or kwargs:
+            names = ", ".join(["where"] * (where is not True) + sorted(kwargs))
+            raise NotImplementedError(
+                f"{op.name}: the keyword(s) {names} are not implemented on {self.kind} yet"
+            )
+        if out is not None and not isinstance(out, self.native):
+            raise TypeError(f"{op.name}: out must be an array on the same {self.kind} device")
+        return self.apply(op, args, out)
+
+    def make_elementwise(self, op: Op) -> Callable[..., Any]:
+        """The implementation of op-table entry ``op`` the dispatch table serves."""
+        call = self.call
+
+        def impl(*args: Any, out: Any = None, **kwargs: Any) -> Any:
+            return call(op, args, out, kwargs)
+
+        impl.__name__ = op.name
+        return impl
+
+    # -- the op table's rows ------------------------------------------------------------------
+    def library(self) -> dict[str, Callable[..., Any]]:
+        """Casts, creation and views by op name (elementwise ops resolve through the op table)."""
+        from . import views
+
+        return {"astype": self.astype, "copy": self.copy, **self.creation(), **views.LIBRARY}
+
+
+__all__ = ["PY_SCALARS", "GpuOps", "loop_dtype", "mixed", "result_dtype"]

@@ -1,0 +1,257 @@
+"""Reductions of the GPU backends: sum, prod, max, min, any, all, mean, var, std through the
+reduce plans of ``ruda._kernels.reduce``; the backend only runs a plan's launches.
+
+The input is brought to one of the plans' layouts: the whole array (``full``), the last axes
+of ``[rows, cols]`` (``rows``) or the first ones (``cols``). An input the backend can bind as it
+is (``ops.plan_ready``: contiguous, and aligned where the backend needs it) whose reduced axes
+(length-1 dimensions aside) are a suffix or a prefix is used as it is; any other input is
+permuted so the reduced axes come last and copied (a ruda copy kernel) into a contiguous
+``rows`` layout. ``ops.run_plan`` runs a plan's launches in order over named arrays (``x``,
+``mean``, ``out``) and zero-filled temporaries.
+
+``mean`` is a sum in the float accumulation type divided by the count; ``var``/``std`` take two
+passes: the mean, then the sum of centred squares (``center=True`` plans), divided by
+``count - ddof`` (and a square root). Result dtypes follow NumPy, as the CPU backend does.
+Axes arrive normalised by the namespace (None, an int or a tuple of ints).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..._kernels import ir
+from ..._kernels import reduce as kr
+from ..._ops import OPS
+from . import views
+
+_NoValue: Any = np._NoValue
+LIMIT = (1 << 31) - 1  # elements a plan indexes with 32-bit math
+_IDENTITY = {"sum": 0, "prod": 1, "any": False, "all": True}
+_WITH_INITIAL = {"sum": "add", "prod": "multiply", "max": "maximum", "min": "minimum"}
+
+
+class Layout:
+    """A reduction's input as one of the plans' layouts: ``family`` over ``x`` (contiguous),
+    ``nout`` results (the kept dimensions, in order) of ``count`` elements each."""
+
+    __slots__ = ("red", "family", "x", "nout", "count", "kept", "keepdims")
+
+    def __init__(self, red: Reductions, x: Any, axis: Any) -> None:
+        self.red = red
+        nd = x.ndim
+        axes = tuple(range(nd)) if axis is None else (axis,) if type(axis) is int else axis
+        rset = set(axes)
+        self.kept = tuple(x.shape[i] for i in range(nd) if i not in rset)
+        self.keepdims = tuple(1 if i in rset else x.shape[i] for i in range(nd))
+        self.nout = math.prod(self.kept)
+        self.count = math.prod(x.shape[i] for i in rset)
+        if x.size > LIMIT:
+            raise NotImplementedError(
+                f"ruda: reductions of more than {LIMIT} elements are not implemented on "
+                f"{x.ctx.name} yet (the kernels index with 32-bit math)"
+            )
+        pattern = [i in rset for i in range(nd) if x.shape[i] != 1]  # which dims matter
+        if self.nout <= 1:
+            family = "full"
+        elif not any(pattern):
+            family = "rows"  # nothing reduced (length-1 axes): rows of one element
+        elif pattern == sorted(pattern):  # kept ones first, reduced last
+            family = "rows"
+        elif pattern == sorted(pattern, reverse=True):
+            family = "cols"
+        else:
+            family = "permute"
+        if family == "permute" or not red.ops.plan_ready(x):
+            order = [i for i in range(nd) if i not in rset] + [i for i in range(nd) if i in rset]
+            x = red.ops.copy(x.transpose(tuple(order)))
+            family = "full" if self.nout <= 1 else "rows"
+        self.family, self.x = family, x
+
+    def run(self, op: str, out_t: ir.Type, mean: Any = None) -> Any:
+        """``op`` reduced into a new contiguous ``(nout,)`` array of ``out_t``."""
+        x, ops = self.x, self.red.ops
+        ctx = x.ctx
+        out = ctx.allocator.empty((self.nout,), ir.numpy_of(out_t))
+        if self.nout == 0:
+            return out
+        if self.count == 0:
+            if op not in _IDENTITY:
+                raise ValueError(
+                    f"zero-size array to reduction operation {op} which has no identity"
+                )
+            return ops.fill(out, _IDENTITY[op])
+        in_t = ir.type_of(x.dtype)
+        center = mean is not None
+        if self.family == "full":
+            p = self.red.plan("full", op, in_t, out_t, self.count, 0, center)
+        elif self.family == "rows":
+            p = self.red.plan("rows", op, in_t, out_t, self.nout, self.count, center)
+        else:
+            p = self.red.plan("cols", op, in_t, out_t, self.count, self.nout, center)
+        arrays = {"x": x, "out": out}
+        if center:
+            arrays["mean"] = mean
+        ops.run_plan(ctx, p, arrays)
+        return out
+
+    def shape(self, keepdims: bool) -> tuple[int, ...]:
+        return self.keepdims if keepdims else self.kept
+
+
+class Reductions:
+    """The reductions of one backend: its ``GpuOps`` and its plan variants (``full``, ``rows``,
+    ``cols``: overrides of the reduce builders' defaults, read at each call)."""
+
+    def __init__(self, ops: Any, variants: dict[str, dict[str, Any]]) -> None:
+        self.ops = ops
+        self.variants = variants
+        self._plans: dict[tuple[Any, ...], kr.Plan] = {}
+
+    # -- plans ---------------------------------------------------------------------------------
+    def rows_variant(self, cols: int) -> dict[str, Any]:
+        """Threads per row by row length (short rows: a thread or a warp per row)."""
+        tpr = 1 if cols <= 16 else 32 if cols <= 1024 else 256
+        return {"tpr": tpr, **self.variants["rows"]}
+
+    def plan(self, family: str, op: str, in_t: ir.Type, out_t: ir.Type, a: int, b: int,
+             center: bool) -> kr.Plan:  # fmt: skip
+        """The plan (cached) of ``family`` over ``a`` (x ``b``) elements."""
+        v = self.rows_variant(b) if family == "rows" else self.variants[family]
+        key = (family, op, in_t, out_t, a, b, center, tuple(sorted(v.items())))
+        p = self._plans.get(key)
+        if p is None:
+            if family == "full":
+                p = kr.plan_full(op, in_t, out_t, a, v, center)
+            elif family == "rows":
+                p = kr.plan_rows(op, in_t, out_t, a, b, v, center)
+            else:
+                p = kr.plan_cols(op, in_t, out_t, a, b, v, center)
+            if len(self._plans) > 512:
+                self._plans.clear()
+            self._plans[key] = p
+        return p
+
+    def layout(self, x: Any, axis: Any) -> Layout:
+        return Layout(self, x, axis)
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def _unsupported(self, fname: str, where: Any) -> None:
+        if where is not True:
+            raise NotImplementedError(f"ruda.{fname}: where= is not implemented on "
+                                      f"{self.ops.kind} yet")  # fmt: skip
+
+    def _finish(self, r: Any, lay: Layout, keepdims: bool, out: Any, fname: str) -> Any:
+        """Shape the flat result (keepdims); write it into ``out`` when given."""
+        r = r.reshape(lay.shape(keepdims))
+        if out is None:
+            return r
+        if not isinstance(out, self.ops.native):
+            raise TypeError(f"ruda.{fname}: out must be an array on {r.ctx.name}")
+        if out.shape != r.shape:
+            raise ValueError(f"ruda.{fname}: out has shape {out.shape}, the result {r.shape}")
+        self.ops.assign(out, r)
+        return out
+
+    @staticmethod
+    def _check(ctx: Any, npdt: np.dtype, fname: str) -> ir.Type:
+        ctx.check_dtype(npdt, fname)
+        return ir.type_of(npdt)
+
+    def _float_types(self, x: Any, dtype: Any, fname: str) -> tuple[np.dtype, np.dtype]:
+        """(result dtype, accumulation dtype): NumPy's (float16 accumulates in float32)."""
+        if dtype is not None:
+            res = np.dtype(dtype)
+        elif x.dtype.kind == "f":
+            res = x.dtype
+        else:
+            res = np.dtype(np.float64)
+        x.ctx.check_dtype(res, fname)
+        acc = np.dtype(np.float32) if res == np.float16 else res
+        if acc.kind != "f":
+            acc = np.dtype(np.float64)  # an integer dtype=: computed in float64, then converted
+        return res, acc
+
+    def _scale(self, r: Any, count: float, sqrt: bool = False) -> Any:
+        """``r / count`` (then its square root) in place."""
+        self.ops.apply(OPS["divide"], (r, float(count)), r)
+        if sqrt:
+            self.ops.apply(OPS["sqrt"], (r,), r)
+        return r
+
+    # -- sum, prod, max, min, any, all -----------------------------------------------------------
+    def reducer(self, op: str) -> Any:
+        ops = self.ops
+
+        def fn(x: Any, axis: Any = None, keepdims: bool = False, dtype: Any = None,
+               out: Any = None, where: Any = True, initial: Any = _NoValue) -> Any:  # fmt: skip
+            self._unsupported(op, where)
+            ctx = x.ctx
+            in_t = self._check(ctx, x.dtype, op)
+            if dtype is not None and op in ("sum", "prod"):
+                out_t = self._check(ctx, np.dtype(dtype), op)
+            else:
+                out_t = kr.result_type(op, in_t)
+            lay = self.layout(x, axis)
+            if initial is not _NoValue and op in ("max", "min") and lay.count == 0:
+                r = ops.fill(ctx.allocator.empty((lay.nout,), ir.numpy_of(out_t)), initial)
+            else:
+                r = lay.run(op, out_t)
+                if initial is not _NoValue:
+                    c = ops.constant(ctx, initial, r.dtype)
+                    ops.apply(OPS[_WITH_INITIAL[op]], (r, c), r)
+            return self._finish(r, lay, keepdims, out, op)
+
+        fn.__name__ = op
+        return fn
+
+    # -- mean, var, std ---------------------------------------------------------------------------
+    def mean(self, x: Any, axis: Any = None, keepdims: bool = False, dtype: Any = None,
+             out: Any = None, where: Any = True) -> Any:  # fmt: skip
+        self._unsupported("mean", where)
+        self._check(x.ctx, x.dtype, "mean")
+        res, acc = self._float_types(x, dtype, "mean")
+        lay = self.layout(x, axis)
+        r = self._scale(lay.run("sum", ir.type_of(acc)), lay.count)
+        if res != acc:
+            r = self.ops.astype(r, res)
+        return self._finish(r, lay, keepdims, out, "mean")
+
+    def spread(self, fname: str, sqrt: bool) -> Any:
+        """``var`` (``sqrt=False``) or ``std``: two passes, the mean and the centred squares."""
+        ops = self.ops
+
+        def fn(x: Any, axis: Any = None, ddof: float = 0, keepdims: bool = False,
+               dtype: Any = None, out: Any = None, where: Any = True,
+               mean: Any = _NoValue) -> Any:  # fmt: skip
+            self._unsupported(fname, where)
+            ctx = x.ctx
+            self._check(ctx, x.dtype, fname)
+            res, acc = self._float_types(x, dtype, fname)
+            acc_t = ir.type_of(acc)
+            lay = self.layout(x, axis)
+            if mean is _NoValue or mean is None:
+                m = self._scale(lay.run("sum", acc_t), lay.count)
+            else:  # a given mean (keepdims shape), as a contiguous accumulator-typed array
+                if not isinstance(mean, ops.native):
+                    mean = ops.constant(ctx, mean, acc)
+                m = ops.astype(views.broadcast_to(mean, lay.keepdims), acc)
+            r = lay.run("sum", acc_t, mean=m)
+            r = self._scale(r, max(lay.count - ddof, 0), sqrt)
+            if res != acc:
+                r = ops.astype(r, res)
+            return self._finish(r, lay, keepdims, out, fname)
+
+        fn.__name__ = fname
+        return fn
+
+    def library(self) -> dict[str, Any]:
+        lib = {op: self.reducer(op) for op in ("sum", "prod", "max", "min", "any", "all")}
+        lib.update({"amax": lib["max"], "amin": lib["min"], "mean": self.mean,
+                    "var": self.spread("var", False), "std": self.spread("std", True)})  # fmt: skip
+        return lib
+
+
+__all__ = ["LIMIT", "Layout", "Reductions"]

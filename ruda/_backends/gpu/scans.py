@@ -1,0 +1,120 @@
+"""Scans of the GPU backends: cumulative_sum, cumulative_prod (the standard's) and cumsum,
+cumprod (NumPy's) through the plans of ``ruda._kernels.scan``; the backend runs the launches.
+
+The scanned axis is moved last (a ruda copy kernel when that is not already a layout the
+backend can bind), the plan runs over ``[rows, n]`` into a contiguous ``[rows, n +
+include_initial]`` result, and the result is handed back as a view with the axis where it was.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..._kernels import ir
+from ..._kernels import reduce as kr
+from ..._kernels import scan as ks
+from .reductions import LIMIT
+
+_OP = {"cumulative_sum": "sum", "cumulative_prod": "prod", "cumsum": "sum", "cumprod": "prod"}
+
+
+class Scans:
+    """The scans of one backend: its ``GpuOps`` and its scan variant (read at each call)."""
+
+    def __init__(self, ops: Any, variant: dict[str, Any]) -> None:
+        self.ops = ops
+        self.variant = variant
+        self._plans: dict[tuple[Any, ...], Any] = {}
+
+    def plan(self, op: str, in_t: ir.Type, out_t: ir.Type, rows: int, n: int,
+             initial: bool) -> Any:  # fmt: skip
+        v = dict(self.variant)
+        key = (op, in_t, out_t, rows, n, initial, tuple(sorted(v.items())))
+        p = self._plans.get(key)
+        if p is None:
+            p = ks.plan_scan(op, in_t, out_t, rows, n, v, initial)
+            if len(self._plans) > 256:
+                self._plans.clear()
+            self._plans[key] = p
+        return p
+
+    def scan(self, name: str, x: Any, axis: int, dtype: Any, initial: bool) -> Any:
+        """``name``'s running reduction of ``x`` along ``axis`` (include_initial: ``initial``)."""
+        ops, ctx = self.ops, x.ctx
+        op = _OP[name]
+        ctx.check_dtype(x.dtype, name)
+        in_t = ir.type_of(x.dtype)
+        if dtype is not None:
+            npout = np.dtype(dtype)
+            ctx.check_dtype(npout, name)
+            out_t = ir.type_of(npout)
+        else:
+            out_t = kr.result_type(op, in_t)
+            npout = ir.numpy_of(out_t)
+        nd = x.ndim
+        order = [i for i in range(nd) if i != axis] + [axis]
+        xt = x.transpose(tuple(order)) if axis != nd - 1 else x
+        if not ops.plan_ready(xt):
+            xt = ops.copy(xt)
+        n = x.shape[axis]
+        rows = math.prod(xt.shape[:-1])
+        m = n + int(initial)
+        y = ctx.allocator.empty((*xt.shape[:-1], m), npout)
+        if rows * m > LIMIT:
+            raise NotImplementedError(
+                f"ruda.{name}: scans of more than {LIMIT} elements are not implemented on "
+                f"{ctx.name} yet (the kernels index with 32-bit math)"
+            )
+        if rows and m:
+            if n == 0:  # include_initial of an empty axis: the identity alone
+                ops.fill(y, 0 if op == "sum" else 1)
+            else:
+                p = self.plan(op, in_t, out_t, rows, n, initial)
+                ops.run_plan(ctx, p, {"x": xt, "out": y})
+        if axis == nd - 1:
+            return y
+        inverse = tuple(int(i) for i in np.argsort(order))
+        return y.transpose(inverse)
+
+    def cumulative_sum(self, x: Any, axis: int = 0, dtype: Any = None,
+                       include_initial: bool = False) -> Any:  # fmt: skip
+        return self.scan("cumulative_sum", x, axis, dtype, include_initial)
+
+    def cumulative_prod(self, x: Any, axis: int = 0, dtype: Any = None,
+                        include_initial: bool = False) -> Any:  # fmt: skip
+        return self.scan("cumulative_prod", x, axis, dtype, include_initial)
+
+    def numpy_scan(self, name: str) -> Any:
+        """NumPy's ``cumsum``/``cumprod``: flatten when ``axis`` is None; ``out=``."""
+        ops = self.ops
+
+        def fn(x: Any, axis: int | None = None, dtype: Any = None, out: Any = None) -> Any:
+            if axis is None:  # NumPy's scans flatten
+                x = (x if x.is_contiguous else ops.copy(x)).reshape(-1)
+                axis = 0
+            elif x.ndim == 0:
+                x, axis = x.reshape(1), 0
+            r = self.scan(name, x, axis, dtype, False)
+            if out is None:
+                return r
+            if not isinstance(out, ops.native) or out.shape != r.shape:
+                raise ValueError(
+                    f"ruda.{name}: out must be an array of shape {r.shape} on {ops.kind}"
+                )
+            ops.assign(out, r)
+            return out
+
+        fn.__name__ = name
+        return fn
+
+    def library(self) -> dict[str, Any]:
+        return {
+            "cumulative_sum": self.cumulative_sum, "cumulative_prod": self.cumulative_prod,
+            "cumsum": self.numpy_scan("cumsum"), "cumprod": self.numpy_scan("cumprod"),
+        }  # fmt: skip
+
+
+__all__ = ["Scans"]

@@ -1,0 +1,85 @@
+"""View ops over any ``StridedArray``: reshape, permute_dims, expand_dims, squeeze,
+broadcast_to, ravel, flip. None launches a kernel, except a reshape that needs a copy."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .layout import bstrides
+
+
+def as_shape(shape: Any) -> tuple[int, ...]:
+    """A shape argument as a tuple of non-negative ints."""
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    shape = tuple(int(s) for s in shape)
+    if any(s < 0 for s in shape):
+        raise ValueError(f"negative dimensions are not allowed: {shape}")
+    return shape
+
+
+def reshape(x: Any, shape: Any, order: str = "C", copy: Any = None, **_: Any) -> Any:
+    if copy is False and not x.is_contiguous:
+        raise ValueError("reshape with copy=False needs a contiguous array")
+    src = x.copy() if copy else x
+    return src.reshape(shape, order=order)
+
+
+def permute_dims(x: Any, axes: Any = None) -> Any:
+    return x.transpose(axes)
+
+
+def matrix_transpose(x: Any) -> Any:
+    return x.mT
+
+
+def expand_dims(x: Any, axis: Any) -> Any:
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    nd = x.ndim + len(axes)
+    axes = sorted(a % nd for a in axes)
+    shape, strides = list(x.shape), list(x._strides)
+    for a in axes:
+        shape.insert(a, 1)
+        strides.insert(a, 0)
+    return x.view_of(x.offset, tuple(shape), tuple(strides))
+
+
+def squeeze(x: Any, axis: Any = None) -> Any:
+    if axis is None:
+        axes = {d for d, n in enumerate(x.shape) if n == 1}
+    else:
+        axes = {a % x.ndim for a in ((axis,) if isinstance(axis, int) else axis)}
+        if any(x.shape[a] != 1 for a in axes):
+            raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
+    keep = [d for d in range(x.ndim) if d not in axes]
+    return x.view_of(x.offset, tuple(x.shape[d] for d in keep), tuple(x._strides[d] for d in keep))
+
+
+def broadcast_to(x: Any, shape: Any, **_: Any) -> Any:
+    shape = as_shape(shape)
+    if np.broadcast_shapes(x.shape, shape) != shape:
+        raise ValueError(f"cannot broadcast shape {x.shape} to {shape}")
+    return x.view_of(x.offset, shape, bstrides(x, shape))
+
+
+def ravel(x: Any, order: str = "C", **_: Any) -> Any:
+    return x.reshape(-1)
+
+
+def flip(x: Any, axis: Any = None, **_: Any) -> Any:
+    axes = range(x.ndim) if axis is None else ((axis,) if isinstance(axis, int) else axis)
+    key = [slice(None)] * x.ndim
+    for a in axes:
+        key[a % x.ndim] = slice(None, None, -1)
+    return x[tuple(key)]
+
+
+LIBRARY: dict[str, Any] = {
+    "reshape": reshape, "permute_dims": permute_dims, "transpose": permute_dims,
+    "matrix_transpose": matrix_transpose, "expand_dims": expand_dims, "squeeze": squeeze,
+    "broadcast_to": broadcast_to, "ravel": ravel, "flip": flip,
+}  # fmt: skip
+__all__ = ["LIBRARY", "as_shape", "broadcast_to", "expand_dims", "flip", "matrix_transpose",
+           "permute_dims", "ravel", "reshape", "squeeze"]  # fmt: skip

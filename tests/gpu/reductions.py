@@ -1,0 +1,250 @@
+"""Reductions and scans on a GPU backend against NumPy (imported by tests/wgpu and tests/cuda):
+sum, prod, max, min, any, all, mean, var, std, cumulative_sum/prod (and cumsum/cumprod) over
+dtypes, axes, odd and multi-pass sizes, strided views, NaNs, empty reductions, dtype=,
+initial=, keepdims, out= and the scan algorithms (the importing module's ``algorithm`` fixture
+sets the backend's scan variant).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy
+import pytest
+
+import ruda
+from tests.helpers import assert_close
+
+DTYPES = ["float32", "float64", "int32", "int64", "uint8", "bool"]
+OPS = ["sum", "prod", "max", "min", "any", "all"]
+AXES = [None, 0, 1, 2, -1, (0, 2), (0, 1), (1, 2), ()]
+
+
+def data(dtype: str, shape: tuple[int, ...], op: str, rng) -> numpy.ndarray:
+    """Random data, never all zeros; near 1 (or small ints) for products."""
+    dt = numpy.dtype(dtype)
+    if dt == numpy.bool_:
+        p = 0.97 if op == "all" else 0.03 if op == "any" else 0.5
+        return rng.random(shape) < p
+    if op == "prod":
+        if dt.kind == "f":
+            return rng.uniform(0.99, 1.01, shape).astype(dt)
+        return rng.choice(numpy.array([1, 2, 1, 3, 1]), shape).astype(dt)
+    if dt.kind == "f":
+        return (rng.standard_normal(shape) * 10).astype(dt)
+    lo = 0 if dt.kind == "u" else -100
+    x = rng.integers(lo, 100, shape).astype(dt)
+    if op in ("any", "all") and x.size:
+        x[x == 0] = 1
+        x.flat[rng.integers(0, x.size)] = 0
+    return x
+
+
+def reference(name: str, a: numpy.ndarray, **kw) -> numpy.ndarray:
+    """NumPy's result, computed in float64 for float sums and rounded once to NumPy's dtype."""
+    with warnings.catch_warnings(), numpy.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        want = getattr(numpy, name)(a, **kw)
+        if a.dtype.kind == "f" and name in ("sum", "prod", "mean", "var", "std", "cumsum",
+                                            "cumprod") and "dtype" not in kw:  # fmt: skip
+            exact = getattr(numpy, name)(a.astype(numpy.float64), **kw)
+            want = numpy.asarray(exact).astype(numpy.asarray(want).dtype)
+    return numpy.asarray(want)
+
+
+def close(got, want: numpy.ndarray, gdev, a: numpy.ndarray, kind: str = "sum") -> None:
+    """Exact for integers and bool; floats within a reordered sum's error bound."""
+    if want.dtype.kind in "biu":
+        assert_close(got, want, device=gdev)
+        return
+    eps = float(numpy.finfo(want.dtype).eps)
+    a64 = numpy.abs(a.astype(numpy.float64))
+    big = float(numpy.max(a64, initial=1.0))
+    mag = {"sum": float(a64.sum()), "mean": big, "var": big * big,
+           "prod": a.size * float(numpy.max(numpy.abs(want), initial=1.0))}[kind]  # fmt: skip
+    rtol = max(8 * eps, 1e-5 if kind == "var" and want.dtype == numpy.float32 else 0.0)
+    assert_close(got, want, rtol=rtol, atol=8 * eps * mag, device=gdev)
+
+
+def _kind(op: str) -> str:
+    return "prod" if op == "prod" else "sum"
+
+
+# -- sum, prod, max, min, any, all -------------------------------------------------------------
+@pytest.mark.parametrize(
+    "op,dtype",
+    [(o, d) for o in OPS for d in DTYPES if not (o in ("max", "min") and d == "bool")],
+)  # max/min of bool: test_bool_max
+def test_reduce_axes(op: str, dtype: str, gdev, rng) -> None:
+    a = data(dtype, (37, 129, 5), op, rng)
+    x = ruda.asarray(a, device=gdev)
+    fn = getattr(ruda, op)
+    for axis in AXES:
+        for keepdims in (False, True):
+            want = reference(op, a, axis=axis, keepdims=keepdims)
+            close(fn(x, axis=axis, keepdims=keepdims), want, gdev, a, _kind(op))
+
+
+@pytest.mark.parametrize("n", [1, 2, 255, 1031, 100003, (1 << 20) + 7])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8", "bool"])
+def test_full_odd_sizes(n: int, dtype: str, gdev, rng) -> None:
+    for op in OPS:
+        a = data(dtype, (n,), op, rng)
+        x = ruda.asarray(a, device=gdev)
+        close(getattr(ruda, op)(x), reference(op, a), gdev, a, _kind(op))
+
+
+@pytest.mark.parametrize("shape", [(3, 100003), (100003, 3), (1001, 37), (37, 1001), (2, 3, 4)])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool"])
+def test_rows_and_columns(shape, dtype: str, gdev, rng) -> None:
+    for op in OPS:
+        a = data(dtype, shape, op, rng)
+        x = ruda.asarray(a, device=gdev)
+        for axis in (0, -1):
+            want = reference(op, a, axis=axis)
+            close(getattr(ruda, op)(x, axis=axis), want, gdev, a, _kind(op))
+
+
+def test_bool_max(gdev, rng) -> None:
+    a = rng.random((7, 9)) < 0.5
+    x = ruda.asarray(a, device=gdev)
+    for axis in (None, 0, 1):
+        assert_close(ruda.max(x, axis=axis), numpy.max(a, axis=axis), device=gdev)
+        assert_close(ruda.min(x, axis=axis), numpy.min(a, axis=axis), device=gdev)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "uint8", "float64"])
+def test_strided_views(dtype: str, gdev, rng) -> None:
+    for op in ("sum", "max", "min", "prod", "any"):
+        a = data(dtype, (24, 35, 6), op, rng)
+        base = ruda.asarray(a, device=gdev)
+        views = [
+            (base[::2, ::-1], a[::2, ::-1]),
+            (base[:, 3:30:3, 1], a[:, 3:30:3, 1]),
+            (ruda.permute_dims(base, (2, 0, 1)), a.transpose(2, 0, 1)),
+            (base[1:], a[1:]),  # contiguous at an offset (unaligned for WebGPU bindings)
+        ]
+        for x, v in views:
+            for axis in (None, 0, 1, -1, (0, 2) if v.ndim == 3 else (0, 1)):
+                want = reference(op, v, axis=axis)
+                close(getattr(ruda, op)(x, axis=axis), want, gdev, v, _kind(op))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_nan_propagates(dtype: str, gdev, rng) -> None:
+    for shape, axis in (((100003,), None), ((5, 3001), 1), ((3001, 5), 0), ((64, 64), None)):
+        a = data(dtype, shape, "max", rng)
+        a.flat[rng.integers(0, a.size, 3)] = numpy.nan
+        x = ruda.asarray(a, device=gdev)
+        for op in ("max", "min"):
+            got = getattr(ruda, op)(x, axis=axis)
+            assert_close(got, getattr(numpy, op)(a, axis=axis), device=gdev)
+    a = numpy.array([numpy.nan, 1.0, 2.0], dtype=dtype)  # NaN first, last and alone
+    for v in (a, a[::-1], a[:1]):
+        assert numpy.isnan(ruda.max(ruda.asarray(v, device=gdev)).to_device("cpu")._data)
+
+
+def test_empty(gdev) -> None:
+    e = ruda.asarray(numpy.zeros((0, 4), numpy.float32), device=gdev)
+    for op in ("max", "min"):
+        with pytest.raises(ValueError, match=op):
+            getattr(ruda, op)(e)
+        with pytest.raises(ValueError):
+            getattr(ruda, op)(e, axis=0)
+        assert getattr(ruda, op)(e, axis=1).shape == (0,)
+        assert_close(getattr(ruda, op)(e, axis=0, initial=5.0), numpy.full(4, 5.0, numpy.float32),
+                     device=gdev)  # fmt: skip
+    assert_close(ruda.sum(e, axis=0), numpy.zeros(4, numpy.float32), device=gdev)
+    assert_close(ruda.prod(e), numpy.float32(1), device=gdev)
+    assert_close(ruda.any(e, axis=0), numpy.zeros(4, bool), device=gdev)
+    assert_close(ruda.all(e), numpy.bool_(True), device=gdev)
+    i = ruda.asarray(numpy.zeros((3, 0), numpy.int32), device=gdev)
+    assert_close(ruda.sum(i, axis=1), numpy.zeros(3, numpy.int64), device=gdev)
+
+
+def test_dtype_initial_out(gdev, rng) -> None:
+    a = data("int32", (40, 50), "sum", rng)
+    x = ruda.asarray(a, device=gdev)
+    assert_close(ruda.sum(x, dtype=ruda.float64), numpy.sum(a, dtype=numpy.float64), device=gdev)
+    assert_close(ruda.sum(x, axis=0, dtype=ruda.int32), numpy.sum(a, 0, dtype=numpy.int32),
+                 device=gdev)  # fmt: skip
+    assert_close(ruda.sum(x, axis=1, initial=7), numpy.sum(a, 1, initial=7), device=gdev)
+    assert_close(ruda.max(x, axis=1, initial=60), numpy.max(a, 1, initial=60), device=gdev)
+    f = data("float32", (40, 50), "sum", rng)
+    y = ruda.asarray(f, device=gdev)
+    close(ruda.sum(y, dtype=ruda.float64), numpy.sum(f.astype(numpy.float64)), gdev, f, "sum")
+    out = ruda.empty((50,), dtype=ruda.float32, device=gdev)
+    r = ruda.sum(y, axis=0, out=out)
+    assert r is out
+    close(out, reference("sum", f, axis=0), gdev, f)
+    with pytest.raises(NotImplementedError):
+        ruda.sum(y, where=ruda.asarray(f > 0, device=gdev))
+    with pytest.raises(TypeError):
+        ruda.sum(y, dtype=ruda.complex64)
+
+
+# -- mean, var, std ---------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8", "float16"])
+def test_mean_var_std(dtype: str, gdev, rng) -> None:
+    a = data(dtype if dtype != "float16" else "float32", (33, 257, 3), "sum", rng)
+    a = (a + 5).astype(dtype)  # an offset: the centred pass matters
+    x = ruda.asarray(a, device=gdev)
+    for axis in (None, 0, 1, 2, (0, 2), (1, 2)):
+        for name in ("mean", "var", "std"):
+            kw = {} if name == "mean" else {"correction": 1}
+            got = getattr(ruda, name)(x, axis=axis, **kw)
+            nkw = {} if name == "mean" else {"ddof": 1}
+            want = reference(name, a, axis=axis, **nkw)
+            close(got, want, gdev, a, "var" if name != "mean" else "mean")
+    assert_close(ruda.var(x, axis=0, keepdims=True), reference("var", a, axis=0, keepdims=True),
+                 rtol=2e-2 if dtype == "float16" else 1e-4, atol=1e-3, device=gdev)  # fmt: skip
+
+
+def test_mean_empty_and_big_ddof(gdev) -> None:
+    e = ruda.asarray(numpy.zeros((0, 3), numpy.float32), device=gdev)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_close(ruda.mean(e, axis=0), numpy.full(3, numpy.nan, numpy.float32), device=gdev)
+        x = ruda.asarray(numpy.array([1.0, 2.0]), device=gdev)
+        assert_close(ruda.var(x, correction=2), numpy.var(numpy.array([1.0, 2.0]), ddof=2),
+                     device=gdev)  # fmt: skip
+
+
+# -- scans -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "uint8", "bool"])
+def test_scans(dtype: str, algorithm: str, gdev, rng) -> None:
+    for shape, axis in (((1,), 0), ((1031,), 0), ((100003,), 0), ((5, 3001), 1), ((3001, 5), 0),
+                        ((7, 9, 11), 1)):  # fmt: skip
+        for name, ref in (("cumulative_sum", "cumsum"), ("cumulative_prod", "cumprod")):
+            a = data(dtype, shape, "prod" if ref == "cumprod" else "sum", rng)
+            if ref == "cumprod" and a.dtype.kind == "f" and a.size > 2000:
+                a = a.astype(numpy.float64) ** 0.01  # keep the running product finite
+                a = a.astype(dtype)
+            x = ruda.asarray(a, device=gdev)
+            for initial in (False, True):
+                got = getattr(ruda, name)(x, axis=axis, include_initial=initial)
+                want = reference(ref, a, axis=axis)
+                if initial:
+                    pad = [(0, 0)] * a.ndim
+                    pad[axis] = (1, 0)
+                    want = numpy.pad(want, pad, constant_values=0 if ref == "cumsum" else 1)
+                if want.dtype.kind == "f":
+                    rtol = 2e-5 if dtype == "float32" else 1e-11
+                    mag = numpy.cumsum(numpy.abs(a.astype(numpy.float64)), axis=axis).max()
+                    assert_close(got, want, rtol=rtol, atol=rtol * mag * 4, device=gdev)
+                else:
+                    assert_close(got, want, device=gdev)
+
+
+def test_scan_dtype_and_numpy_forms(gdev, rng) -> None:
+    a = data("int32", (6, 70), "sum", rng)
+    x = ruda.asarray(a, device=gdev)
+    assert_close(ruda.cumulative_sum(x, axis=1, dtype=ruda.float64),
+                 numpy.cumsum(a, axis=1, dtype=numpy.float64), device=gdev)  # fmt: skip
+    assert_close(ruda.cumsum(x), numpy.cumsum(a), device=gdev)
+    assert_close(ruda.cumsum(x[:, ::3], axis=0), numpy.cumsum(a[:, ::3], axis=0), device=gdev)
+    assert_close(ruda.cumprod(x % 3 + 1, axis=1), numpy.cumprod(a % 3 + 1, axis=1), device=gdev)
+    e = ruda.asarray(numpy.zeros((3, 0), numpy.float32), device=gdev)
+    assert_close(ruda.cumulative_sum(e, axis=1, include_initial=True),
+                 numpy.zeros((3, 1), numpy.float32), device=gdev)  # fmt: skip
+    assert ruda.cumulative_sum(e, axis=1).shape == (3, 0)

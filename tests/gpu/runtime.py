@@ -1,0 +1,116 @@
+"""Runtime tests every GPU backend passes alike (imported by tests/wgpu and tests/cuda): round
+trips, views sharing memory, copies, in-place operators (through views, overlapping), errors.
+The round-trip dtypes come from the importing module's ``GPU_DTYPES``."""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy
+import pytest
+
+import ruda
+from tests.helpers import assert_close
+
+
+def put(a, dev):
+    return ruda.asarray(a, device=dev)
+
+
+def host(x) -> numpy.ndarray:
+    return numpy.asarray(x.to_device("cpu"))
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 5, 7, 1023, 4099])
+def test_roundtrip_odd_sizes(n: int, gpu_dtype: str, gdev, rng) -> None:
+    a = (rng.standard_normal(n) * 100).astype(gpu_dtype)
+    x = put(a, gdev)
+    assert x.device == gdev and x.dtype == ruda.dtype(gpu_dtype) and x.shape == (n,)
+    numpy.testing.assert_array_equal(host(x), a)
+
+
+def test_ruda_slicing_gives_views(gdev, rng) -> None:
+    """x[1:5] on a wgpu array is a view sharing the buffer (needs Array.__getitem__ not to
+    call numpy.asarray on a non-cpu result)."""
+    a = rng.standard_normal(10).astype("float32")
+    x = put(a, gdev)
+    v = x[2:8]
+    v += 1
+    a[2:8] += 1
+    numpy.testing.assert_allclose(host(x), a)
+
+
+def test_copy_is_independent(gdev, rng) -> None:
+    a = rng.standard_normal(33).astype("float32")
+    x = put(a, gdev)
+    y = ruda.asarray(x, copy=True)
+    assert not y._data.shares_memory(x._data)
+    y += 1
+    numpy.testing.assert_array_equal(host(x), a)
+    assert_close(y, a + 1, device=gdev)
+
+
+# -- in-place operators --------------------------------------------------------------------------
+def test_inplace_operators(gdev, rng) -> None:
+    a = rng.standard_normal((8, 6)).astype("float32")
+    b = rng.standard_normal((8, 6)).astype("float32")
+    x, y = put(a, gdev), put(b, gdev)
+    buf = x._data
+    x += y
+    x *= 2
+    x -= 0.5
+    a = (a + b) * 2 - 0.5
+    assert x._data.shares_memory(buf)
+    assert_close(x, a, device=gdev)
+    i = put(numpy.arange(10, dtype="int32"), gdev)
+    with pytest.raises(TypeError, match="same_kind"):
+        i += 1.5  # NumPy refuses float64 into int32 in place
+
+
+def test_inplace_through_views(gdev, rng) -> None:
+    from ruda._ops import OPS
+
+    apply = importlib.import_module(f"ruda._backends.{gdev.kind}.ops").apply
+
+    a = rng.standard_normal((8, 6)).astype("float32")
+    d = put(a, gdev)._data
+    v = d[1:7:2, ::-2]
+    apply(OPS["add"], (v, 10.0), out=v)
+    a[1:7:2, ::-2] += 10.0
+    numpy.testing.assert_allclose(d.to_host(), a, rtol=1e-6)
+    # overlapping source and destination: NumPy's result, as if through a copy
+    w = d[1:]
+    apply(OPS["add"], (w, d[:-1]), out=w)
+    a[1:] += a[:-1].copy()
+    numpy.testing.assert_allclose(d.to_host(), a, rtol=1e-6)
+    # broadcast into a view, setitem
+    d[2] = 3.0
+    a[2] = 3.0
+    d[:, 1] = d[:, 0]
+    a[:, 1] = a[:, 0]
+    numpy.testing.assert_allclose(d.to_host(), a, rtol=1e-6)
+
+
+def test_complex_is_refused_clearly(gdev) -> None:
+    with pytest.raises(TypeError, match="complex"):
+        ruda.asarray(numpy.ones(3, complex), device=gdev)
+
+
+def test_no_implicit_host_copy(gdev) -> None:
+    x = put(numpy.ones(3, "float32"), gdev)
+    with pytest.raises(TypeError, match="to_device"):
+        numpy.asarray(x)
+
+
+@pytest.mark.parametrize("args,dtype", [((10,), None), ((2, 30, 3), "int32"), ((0, 1, 0.1), None),
+                                        ((5, -5, -2), "int64"), ((1.5, 4.0, 0.25), "float32"),
+                                        ((0, 300, 7), "int16"), ((0, 40), "uint8"),
+                                        ((9, 0, -2), "uint32"), ((0, 8), "float16")])  # fmt: skip
+def test_arange(args, dtype, gdev) -> None:
+    x = ruda.arange(*args, dtype=dtype, device=gdev)
+    e = numpy.arange(*args, dtype=dtype)
+    if e.dtype.kind == "f":
+        assert_close(x, e, device=gdev)
+    else:
+        numpy.testing.assert_array_equal(host(x), e)
+        assert host(x).dtype == e.dtype
