@@ -26,9 +26,22 @@ _SAME_NAME = (
 )  # fmt: skip
 
 
+_WHOLE_ARRAY = {"sum", "prod", "max", "min", "mean", "any", "all"}
+
+
 def _forward(name: str):
-    def method(self: Array, *args: Any, **kwargs: Any) -> Any:
-        return getattr(ruda, name)(self, *args, **kwargs)
+    if name in _WHOLE_ARRAY:
+        # x.sum(): the whole-array reduction goes straight to the backend (no namespace frames)
+        def method(self: Array, *args: Any, **kwargs: Any) -> Any:
+            if not args and not kwargs:
+                r = callx(name, self)
+                if r is not NotImplemented:
+                    return r
+            return getattr(ruda, name)(self, *args, **kwargs)
+    else:
+
+        def method(self: Array, *args: Any, **kwargs: Any) -> Any:
+            return getattr(ruda, name)(self, *args, **kwargs)
 
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"Same as ``ruda.{name}(x, ...)``."

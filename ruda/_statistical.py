@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import _histograms
-from ._array import Array, _wrap
+from ._array import Array, _wrap, callx
 from ._creation import _named
 from ._utility import _NoValue, axis_arg, finish, native, numpy_kwargs
 from ._validation import as_array, common_device, dtype_arg, normalize_axis
@@ -43,6 +43,10 @@ _Axis = int | tuple[int, ...] | None
 
 def _reduce(name: str, x: Any, axis: Any, out: Any, keepdims: bool, where: Any, **kw: Any) -> Any:
     """Validate, dispatch ``name`` and wrap: the body of every plain reduction."""
+    if axis is None and not keepdims and out is None and where is True and not kw:
+        r = callx(name, x)  # the whole-array reduction of a ruda array: straight to the backend
+        if r is not NotImplemented:
+            return r
     x = as_array(x, name)
     dev = x._device
     d = x._data

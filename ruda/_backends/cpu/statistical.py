@@ -10,18 +10,8 @@ from ..._dispatch import register
 _nd = np.ndarray
 
 
-def _method(name: str):
-    m = getattr(_nd, name)
-
-    def impl(x, *args, **kwargs):
-        if type(x) is not _nd:
-            x = np.asarray(x)
-        return m(x, *args, **kwargs)
-
-    impl.__name__ = name
-    return impl
-
-
+# The ndarray methods themselves (C method descriptors): the namespace always passes ndarrays,
+# so no Python frame stands between the dispatch table and NumPy's loop.
 for _name in ("sum", "prod", "max", "min", "mean", "var", "std", "any", "all", "cumsum", "cumprod"):
-    register(_name, "cpu")(_method(_name))
+    register(_name, "cpu")(getattr(_nd, _name))
 del _name
