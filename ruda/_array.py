@@ -337,11 +337,13 @@ def _unwrap_tree(x: Any) -> Any:
 
 
 def _wrap_tree(x: Any, device: Device) -> Any:
-    if type(x) is _ndarray or isinstance(x, np.generic):
-        return _wrap(x, device)
+    """Wrap the native arrays in a (nested) tuple or list of results; leave other values alone."""
     if type(x) in (list, tuple):
         return type(x)(_wrap_tree(v, device) for v in x)
-    return x
+    if device is CPU:
+        return _wrap(x, device) if type(x) is _ndarray or isinstance(x, np.generic) else x
+    # other backends: their native array type (it has a shape and a dtype, as NumPy's does)
+    return _wrap(x, device) if hasattr(x, "shape") and hasattr(x, "dtype") else x
 
 
 def _common_device(fname: str, items: tuple) -> Device:

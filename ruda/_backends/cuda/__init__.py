@@ -40,12 +40,13 @@ def unavailable_reason() -> str | None:
 
 
 def library_modules() -> list[Any]:
-    """The modules whose ``LIBRARY`` dicts make the op table: ops, reductions, scans, then
-    every ``library_*.py`` beside them (vendor library calls), in name order."""
-    from . import ops, reductions, scans
+    """The modules whose ``LIBRARY`` dicts make the op table: ops, reductions, scans, searching,
+    then every ``library_*.py`` beside them (vendor library calls), in name order."""
+    from . import ops, reductions, scans, searching
 
     found = sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("library_"))
-    return [ops, reductions, scans, *(importlib.import_module(f"{__name__}.{n}") for n in found)]
+    libs = [importlib.import_module(f"{__name__}.{n}") for n in found]
+    return [ops, reductions, scans, searching, *libs]
 
 
 class CudaBackend(GpuBackend):

@@ -24,7 +24,8 @@ def upload_source(ctx: Any, host: Any, dtype: Any, native: type) -> Any:
     if not a.dtype.isnative:
         a = a.astype(a.dtype.newbyteorder("="))
     ctx.check_dtype(a.dtype, "asarray")
-    return np.ascontiguousarray(a)
+    # (np.ascontiguousarray would turn a 0-d array into shape (1,))
+    return a if a.flags.c_contiguous else np.array(a, order="C")
 
 
 def host_view(raw: np.ndarray, start: int, x: Any) -> np.ndarray:

@@ -271,9 +271,10 @@ class GpuOps(CreationOps):
     # -- the op table's rows ------------------------------------------------------------------
     def library(self) -> dict[str, Callable[..., Any]]:
         """Casts, creation and views by op name (elementwise ops resolve through the op table)."""
-        from . import views
+        from . import manipulation, views
 
-        return {"astype": self.astype, "copy": self.copy, **self.creation(), **views.LIBRARY}
+        return {"astype": self.astype, "copy": self.copy, **self.creation(), **views.LIBRARY,
+                **manipulation.library(self)}  # fmt: skip
 
 
 __all__ = ["PY_SCALARS", "GpuOps", "loop_dtype", "mixed", "result_dtype"]

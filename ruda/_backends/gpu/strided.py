@@ -144,7 +144,12 @@ class StridedArray:
         )
 
     def __getitem__(self, key: Any) -> Any:
-        """Basic indexing (ints, slices, None, Ellipsis) as views."""
+        """Basic indexing (ints, slices, None, Ellipsis) as views; integer and boolean arrays
+        (advanced indexing) gather into a new array (``gpu.indexing``)."""
+        if type(key) is not int and type(key) is not slice and not is_basic(key):
+            from .indexing import getitem
+
+            return getitem(self, key)
         off, shape, strides = basic_index(self, key)
         return self.view_of(off * self.dtype.itemsize, shape, strides)
 
@@ -174,6 +179,11 @@ class StridedArray:
         return self.ctx.allocator.to_host(self)
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        if type(key) is not int and type(key) is not slice and not is_basic(key):
+            from .indexing import setitem
+
+            setitem(self, key, value)  # a scatter
+            return
         self.ops.assign(self[key], value)
 
 
@@ -187,6 +197,16 @@ def contiguous(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
             return False
         acc *= n
     return True
+
+
+_BASIC = (int, slice, type(None), type(Ellipsis))
+
+
+def is_basic(key: Any) -> bool:
+    """Whether ``key`` holds only ints, slices, None and Ellipsis (a view, no gather)."""
+    if type(key) is tuple:
+        return all(type(k) in _BASIC or isinstance(k, np.integer) for k in key)
+    return type(key) in _BASIC or isinstance(key, np.integer)
 
 
 def basic_index(x: StridedArray, key: Any) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
@@ -244,5 +264,5 @@ def basic_index(x: StridedArray, key: Any) -> tuple[int, tuple[int, ...], tuple[
     return off, tuple(shape), tuple(strides)
 
 
-__all__ = ["StridedArray", "basic_index", "c_strides", "contiguous", "resolve_shape",
-           "span"]  # fmt: skip
+__all__ = ["StridedArray", "basic_index", "c_strides", "contiguous", "is_basic",
+           "resolve_shape", "span"]  # fmt: skip

@@ -43,10 +43,10 @@ class WgpuBackend(GpuBackend):
     kind = "wgpu"
 
     def __init__(self) -> None:
-        from . import ops, reductions, scans
+        from . import ops, reductions, scans, searching
         from .context import context
 
-        super().__init__(context, [ops, reductions, scans])
+        super().__init__(context, [ops, reductions, scans, searching])
         self._ops = ops
 
     def elementwise(self, entry: Any) -> Callable[..., Any]:
