@@ -2,8 +2,9 @@
 
 The rules (promotion, broadcasting, ``out=``, scalars, creation arguments, views) are the
 shared ones; what is WebGPU's own is here: ``launch_map`` binds buffers (the contiguous kernel
-when every operand is dense with the output's shape and aligned, else the strided kernel of the
-collapsed rank, over whole bindings), the word fill and arange launches, and running reduce and
+when every operand is dense with the output's shape and aligned, its vectorised variant when
+they are also all 32-bit and large, else the strided kernel of the collapsed rank, over whole
+bindings), the word fill and arange launches, and running reduce and
 scan plans over named buffers. This module exports one ``WgpuOps``'s bound methods.
 """
 
@@ -13,6 +14,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+from ..._kernels import elementwise as ew
 from ..._kernels import ir
 from ..gpu import kernels
 from ..gpu.creation import fill_words
@@ -22,10 +24,16 @@ from ..gpu.strided import span
 from .array import WgpuArray
 from .context import context
 
+# The contiguous variant for 32-bit operands of at least VECTOR_MIN elements at 16-byte aligned
+# offsets. Issue 5's tuner will own this choice; until then, lavapipe's best of a quick sweep.
+VECTOR_VARIANT: dict[str, Any] = {"vec": 4, "ipt": 2}
+VECTOR_MIN = 4096
+
 
 class WgpuOps(GpuOps):
     kind = "wgpu"
     native = WgpuArray
+    vector_launches = 0  # statistics: launches of a vectorised variant (tests check it)
 
     def context(self, index: int) -> Any:
         return context(index)
@@ -39,12 +47,23 @@ class WgpuOps(GpuOps):
             return
         launcher, align, max_bind = ctx.launcher, ctx.storage_align, ctx.max_binding
         alias = tuple(k for k, x in enumerate(ins) if x.shares_memory(out))
-        if alias:  # WebGPU forbids read-only and read-write bindings of one buffer in a dispatch
-            make = _aliased(make, alias)
         dense = out.is_contiguous and all(x.shape == shape and x.is_contiguous for x in ins)
         ops = [*ins, out]
         if dense and all(x.offset % align == 0 for x in ops):
-            prog = ctx.compiler.program(make(None))
+            kernel = make(None)
+            # 32-bit operands whose bindings can span whole 16-byte vectors (pool blocks are
+            # multiples of 256 bytes, so rounding a binding up stays inside its block)
+            if n >= VECTOR_MIN and all(
+                x.dtype.itemsize == 4 and x.offset % 16 == 0 and (x.block.size - x.offset) % 16 == 0
+                for x in ops
+            ):
+                kernel = _vectorised(kernel) or kernel
+            if alias:  # WebGPU forbids read-only and read-write bindings of one buffer
+                kernel = _with_alias(kernel, alias)
+            if kernel.vector_width > 1:
+                self.vector_launches += 1
+            prog = ctx.compiler.program(kernel)
+            step = 4 * kernel.vector_width - 1  # binding sizes: whole words, or whole vectors
             widest = max(x.dtype.itemsize for x in ops)
             chunk = n if n * widest <= max_bind else (max_bind // widest) // 1024 * 1024
             for start in range(0, n, chunk):
@@ -52,10 +71,12 @@ class WgpuOps(GpuOps):
                 binds = []
                 for x in ops:
                     off = x.offset + start * x.dtype.itemsize
-                    size = min((m * x.dtype.itemsize + 3) & ~3, x.block.size - off)
+                    size = min((m * x.dtype.itemsize + step) & ~step, x.block.size - off)
                     binds.append((x.block.buffer, off, max(size, 4)))
                 launcher.launch(prog, binds, {"n": m}, m)
             return
+        if alias:
+            make = _aliased(make, alias)
         if dense:  # unaligned offsets: the flat strided kernel takes them as parameters
             cshape: tuple[int, ...] = (n,)
             cstr = [(1,)] * len(ops)
@@ -134,23 +155,48 @@ class WgpuOps(GpuOps):
 _ALIASED: dict[tuple[int, tuple[int, ...]], tuple[ir.Kernel, ir.Kernel]] = {}
 
 
+def _with_alias(k: ir.Kernel, alias: tuple[int, ...]) -> ir.Kernel:
+    """``k`` with the input bindings in ``alias`` declared read_write (they are the output)."""
+    hit = _ALIASED.get((id(k), alias))
+    if hit is not None and hit[0] is k:
+        return hit[1]
+    bufs = tuple(
+        dataclasses.replace(b, access="read_write") if i in alias else b
+        for i, b in enumerate(k.buffers)
+    )
+    v = dataclasses.replace(k, buffers=bufs)
+    _ALIASED[(id(k), alias)] = (k, v)
+    return v
+
+
 def _aliased(make: Callable[[int | None], ir.Kernel], alias: tuple[int, ...]) -> Callable:
-    """``make`` with the input bindings in ``alias`` declared read_write (they are the output)."""
+    """``make`` whose kernels have the input bindings in ``alias`` declared read_write."""
+    return lambda nd: _with_alias(make(nd), alias)
 
-    def variant(nd: int | None) -> ir.Kernel:
-        k = make(nd)
-        hit = _ALIASED.get((id(k), alias))
-        if hit is not None and hit[0] is k:
-            return hit[1]
-        bufs = tuple(
-            dataclasses.replace(b, access="read_write") if i in alias else b
-            for i, b in enumerate(k.buffers)
-        )
-        v = dataclasses.replace(k, buffers=bufs)
-        _ALIASED[(id(k), alias)] = (k, v)
-        return v
 
-    return variant
+_VECTORISED: dict[int, tuple[ir.Kernel, ir.Kernel | None]] = {}
+
+
+def _vectorised(k: ir.Kernel) -> ir.Kernel | None:
+    """The ``VECTOR_VARIANT`` of ``k`` when ``k`` is ``ew.build``'s default contiguous kernel
+    of an op over 32-bit types, else None (casts, fills and other kernels keep their own)."""
+    hit = _VECTORISED.get(id(k))
+    if hit is not None and hit[0] is k:
+        return hit[1]
+    # Note: launch_map's ``make`` takes only ``ndim``, so the op is read back from the kernel
+    # (``ew.build`` names it ``{op}_{types}_c``) and confirmed by identity (``build`` is cached).
+    v = None
+    types = tuple(b.elem for b in k.buffers)
+    suffix = "_" + "_".join(t.name for t in types) + "_c"
+    name = k.name[: -len(suffix)] if k.name.endswith(suffix) else ""
+    if name in ew.OPS and ew.vectorizable(types[:-1], types[-1]):
+        try:
+            if ew.build(name, types[:-1], types[-1], None) is k:
+                v = ew.build(name, types[:-1], types[-1], None, **VECTOR_VARIANT)
+        except (NotImplementedError, TypeError, ValueError):
+            v = None
+    _VECTORISED[id(k)] = (k, v)
+    return v
 
 
 OPS = WgpuOps()
