@@ -221,8 +221,7 @@ class GpuOps(CreationOps):
                     ins[k] = self.copy(x)  # a partial overlap would race: read from a copy
         in_types = tuple(ir.type_of(x.dtype) for x in ins)
         out_type = ir.type_of(out.dtype)
-        name = op.name
-        self.launch_map(ctx, lambda nd: ew.build(name, in_types, out_type, nd), ins, out)
+        self.launch_map(ctx, _ElementwiseMaker(op.name, in_types, out_type), ins, out)
         return out
 
     @staticmethod
@@ -278,3 +277,17 @@ class GpuOps(CreationOps):
 
 
 __all__ = ["PY_SCALARS", "GpuOps", "loop_dtype", "mixed", "result_dtype"]
+
+
+class _ElementwiseMaker:
+    """``make(ndim, **variant)`` for an op-table kernel: launchers that can use the builder's
+    variants (vector width, items per invocation) pass them; the others call ``make(ndim)``."""
+
+    __slots__ = ("name", "in_types", "out_type")
+    variants = True
+
+    def __init__(self, name: str, in_types: tuple, out_type: Any) -> None:
+        self.name, self.in_types, self.out_type = name, in_types, out_type
+
+    def __call__(self, ndim: int | None, **variant: Any) -> Any:
+        return ew.build(self.name, self.in_types, self.out_type, ndim, **variant)

@@ -53,11 +53,18 @@ class WgpuOps(GpuOps):
             kernel = make(None)
             # 32-bit operands whose bindings can span whole 16-byte vectors (pool blocks are
             # multiples of 256 bytes, so rounding a binding up stays inside its block)
-            if n >= VECTOR_MIN and all(
-                x.dtype.itemsize == 4 and x.offset % 16 == 0 and (x.block.size - x.offset) % 16 == 0
-                for x in ops
+            if (
+                n >= VECTOR_MIN
+                and getattr(make, "variants", False)  # an op-table kernel (not a cast or a fill)
+                and ew.vectorizable(make.in_types, make.out_type)
+                and all(
+                    x.dtype.itemsize == 4
+                    and x.offset % 16 == 0
+                    and (x.block.size - x.offset) % 16 == 0
+                    for x in ops
+                )
             ):
-                kernel = _vectorised(kernel) or kernel
+                kernel = make(None, **VECTOR_VARIANT)
             if alias:  # WebGPU forbids read-only and read-write bindings of one buffer
                 kernel = _with_alias(kernel, alias)
             if kernel.vector_width > 1:
@@ -172,31 +179,6 @@ def _with_alias(k: ir.Kernel, alias: tuple[int, ...]) -> ir.Kernel:
 def _aliased(make: Callable[[int | None], ir.Kernel], alias: tuple[int, ...]) -> Callable:
     """``make`` whose kernels have the input bindings in ``alias`` declared read_write."""
     return lambda nd: _with_alias(make(nd), alias)
-
-
-_VECTORISED: dict[int, tuple[ir.Kernel, ir.Kernel | None]] = {}
-
-
-def _vectorised(k: ir.Kernel) -> ir.Kernel | None:
-    """The ``VECTOR_VARIANT`` of ``k`` when ``k`` is ``ew.build``'s default contiguous kernel
-    of an op over 32-bit types, else None (casts, fills and other kernels keep their own)."""
-    hit = _VECTORISED.get(id(k))
-    if hit is not None and hit[0] is k:
-        return hit[1]
-    # Note: launch_map's ``make`` takes only ``ndim``, so the op is read back from the kernel
-    # (``ew.build`` names it ``{op}_{types}_c``) and confirmed by identity (``build`` is cached).
-    v = None
-    types = tuple(b.elem for b in k.buffers)
-    suffix = "_" + "_".join(t.name for t in types) + "_c"
-    name = k.name[: -len(suffix)] if k.name.endswith(suffix) else ""
-    if name in ew.OPS and ew.vectorizable(types[:-1], types[-1]):
-        try:
-            if ew.build(name, types[:-1], types[-1], None) is k:
-                v = ew.build(name, types[:-1], types[-1], None, **VECTOR_VARIANT)
-        except (NotImplementedError, TypeError, ValueError):
-            v = None
-    _VECTORISED[id(k)] = (k, v)
-    return v
 
 
 OPS = WgpuOps()
