@@ -26,6 +26,7 @@ os.environ.setdefault("RUDA_CUDA", "experimental")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
 import cupy  # noqa: E402
+from _cuda_timing import event_seconds  # noqa: E402  (the script's folder is on sys.path)
 
 import ruda  # noqa: E402
 from ruda._backends.cuda import reductions, scans  # noqa: E402
@@ -37,18 +38,6 @@ SWEEP = {
     "scan": [{"algorithm": a, "wg": w, "ipt": i} for a in ("lookback", "reduce_then_scan")
              for w in (256, 512) for i in (4, 8, 16)],
 }  # fmt: skip
-
-
-def event_seconds(fn, reps: int) -> float:
-    """Seconds per call of ``fn`` on the current stream, from CUDA events (after a warm-up)."""
-    fn()
-    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-    start.record()
-    for _ in range(reps):
-        fn()
-    stop.record()
-    stop.synchronize()
-    return cupy.cuda.get_elapsed_time(start, stop) / 1e3 / reps
 
 
 def check(got: Any, want: Any, what: str, rtol: float) -> None:
