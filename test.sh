@@ -11,9 +11,11 @@ bash scripts/install_test_deps.sh
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp/ruda-xdg}
 .venv/bin/python -m ruff check ruda tests benchmarks conformance
 .venv/bin/python -m pytest tests -q -p no:cacheprovider "$@"
-# The collectives again, as 2 and 4 MPI ranks (the mpich wheel's mpiexec, from the `mpi` extra).
+# The collectives again, as 2 and 4 MPI ranks (the mpich wheel's mpiexec, from the `mpi` extra), on
+# the cpu and on wgpu (lavapipe; arrays staged through host memory).
 for n in 2 4; do
-  .venv/bin/mpiexec -n "$n" .venv/bin/python -m pytest tests/distributed -q -p no:cacheprovider
+  RUDA_WGPU=experimental RUDA_TEST_DEVICES=cpu,wgpu \
+    .venv/bin/mpiexec -n "$n" .venv/bin/python -m pytest tests/distributed -q -p no:cacheprovider
 done
 if [ "${RUDA_CONFORMANCE:-0}" = "1" ]; then
   .venv/bin/python conformance/run.py --device "${RUDA_DEVICE:-cpu}" --max-examples "${RUDA_CONFORMANCE_EXAMPLES:-200}"

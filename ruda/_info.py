@@ -52,7 +52,8 @@ class Info:
         found = [Device("cpu")]
         for kind in KINDS[1:]:
             if probe(kind) is None:
-                found.append(Device(kind))
+                count = Device(kind).backend.device_count()
+                found.extend(Device(kind, i) for i in range(count))
         return tuple(found)
 
     def dtypes(self, *, device: Any = None, kind: Any = None) -> dict[str, dt.DType]:

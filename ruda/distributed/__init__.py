@@ -10,8 +10,10 @@ Launch with ``mpiexec -n N python script.py``; without mpiexec there is one rank
 
 Every call takes ``comm=`` (a ``Comm``; default: the world) and ``timeout=`` (seconds). CPU
 arrays go to MPI as their own buffers (no copies); WebGPU arrays are staged through host
-memory; CUDA arrays will use NCCL once the CUDA backend exists. Before each collective the
-ranks cross-check their arguments, so a mismatch raises ``MismatchError`` on every rank.
+memory; CUDA arrays go through NCCL, one GPU per rank (``comm.local_device("cuda")``: the
+local rank modulo the host's GPUs), with MPI carrying the cross-check and the NCCL set-up.
+Before each collective the ranks cross-check their arguments, so a mismatch raises
+``MismatchError`` on every rank.
 """
 
 from ._collectives import (

@@ -10,9 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from .._array import Array
+from .._array import Array, _wrap
 from .._devices import resolve
 from .._validation import as_array, normalize_axis
+from . import _nccl_collectives as nccl
 from ._comm import Comm, resolve_comm
 from ._paths import HostPath, path_for
 from ._reduce_ops import finish_avg, mpi_op
@@ -106,8 +107,10 @@ def all_reduce(
     array([1., 2.])
     """
     c, t, x, _ = _start("all_reduce", x, comm, timeout, op=op)
-    p = path_for(x._device, "all_reduce")
     mop = mpi_op("all_reduce", op, x._data.dtype)
+    if x._device.kind == "cuda":
+        return _wrap(nccl.all_reduce(c, t, x._data, op), x._device)
+    p = path_for(x._device, "all_reduce")
     send = p.send_buffer(x._data)
     out = p.empty(send.shape, send.dtype)
     run(c, "all_reduce", t, "Allreduce", send, out, mop)
@@ -129,10 +132,12 @@ def all_gather(
     array([[1, 2]])
     """
     c, t, x, _ = _start("all_gather", x, comm, timeout, axis=axis)
+    ax = _axis("all_gather", axis, max(x._data.ndim, 1))
+    if x._device.kind == "cuda":
+        return _wrap(nccl.all_gather(c, t, x._data, ax), x._device)
     p = path_for(x._device, "all_gather")
     send = p.send_buffer(x._data)
     shape = send.shape or (1,)
-    ax = _axis("all_gather", axis, len(shape))
     buf = p.empty((c.size,) + shape, send.dtype)
     run(c, "all_gather", t, "Allgather", send, buf)
     return p.result(_concat_blocks(buf, ax))
@@ -156,10 +161,12 @@ def reduce_scatter(
     array([1, 2, 3])
     """
     c, t, x, _ = _start("reduce_scatter", x, comm, timeout, op=op, axis=axis)
-    p = path_for(x._device, "reduce_scatter")
     mop = mpi_op("reduce_scatter", op, x._data.dtype)
     ax = _axis("reduce_scatter", axis, x._data.ndim)
     block = _blocks_shape("reduce_scatter", x._data.shape, ax, c.size)
+    if x._device.kind == "cuda":
+        return _wrap(nccl.reduce_scatter(c, t, x._data, op, ax), x._device)
+    p = path_for(x._device, "reduce_scatter")
     send = _split_blocks(p.send_buffer(x._data), ax, c.size)
     out = p.empty(block, send.dtype)
     run(c, "reduce_scatter", t, "Reduce_scatter_block", send, out, mop)
@@ -180,21 +187,27 @@ def all_to_all(
     array([4, 5])
     """
     c, t, x, _ = _start("all_to_all", x, comm, timeout, axis=axis)
-    p = path_for(x._device, "all_to_all")
     ax = _axis("all_to_all", axis, x._data.ndim)
     block = _blocks_shape("all_to_all", x._data.shape, ax, c.size)
+    if x._device.kind == "cuda":
+        return _wrap(nccl.all_to_all(c, t, x._data, ax), x._device)
+    p = path_for(x._device, "all_to_all")
     send = _split_blocks(p.send_buffer(x._data), ax, c.size)
     buf = p.empty((c.size,) + block, send.dtype)
     run(c, "all_to_all", t, "Alltoall", send, buf)
     return p.result(_concat_blocks(buf, ax))
 
 
-def _like_root(fname: str, x: Any, c: Comm, table: Any, root: int):
-    """The path, shape and dtype a non-root rank receives into (from x, else the root's)."""
+def _like_root(x: Any, c: Comm, table: Any, root: int):
+    """The device, shape and dtype a non-root rank receives into (from x, else the root's)."""
     if x is not None:
-        return path_for(x._device, fname), x._data.shape, x._data.dtype
-    shape, dtype = root_shape_dtype(table, root)
-    return path_for(resolve(None), fname), shape, dtype
+        return x._device, x._data.shape, x._data.dtype
+    shape, dtype, kind = root_shape_dtype(table, root)
+    dev = resolve(None)
+    if dev.kind != kind:
+        # The root's kind of device: this rank's own GPU of that kind (see Comm.local_device).
+        dev = c.local_device(kind)
+    return dev, shape, dtype
 
 
 def broadcast(
@@ -215,12 +228,15 @@ def broadcast(
     array([7, 8])
     """
     c, t, x, table = _start("broadcast", x, comm, timeout, root=root, none_ok=c_rank(comm) != root)
+    dev, shape, dtype = _like_root(x, c, table, root)
+    if dev.kind == "cuda":
+        src = x._data if c.rank == root else nccl.empty_like_root(dev, shape, dtype)
+        return _wrap(nccl.broadcast(c, t, src, root), dev)
+    p = path_for(dev, "broadcast")
     if c.rank == root:
-        p = path_for(x._device, "broadcast")
         send = p.send_buffer(x._data)
         run(c, "broadcast", t, "Bcast", send, root)
         return p.result(send.copy() if send is x._data else send)
-    p, shape, dtype = _like_root("broadcast", x, c, table, root)
     out = p.empty(shape, dtype)
     run(c, "broadcast", t, "Bcast", out, root)
     return p.result(out)
@@ -242,8 +258,11 @@ def reduce(
     array([1, 2])
     """
     c, t, x, _ = _start("reduce", x, comm, timeout, root=root, op=op)
-    p = path_for(x._device, "reduce")
     mop = mpi_op("reduce", op, x._data.dtype)
+    if x._device.kind == "cuda":
+        r = nccl.reduce(c, t, x._data, op, root)
+        return None if r is None else _wrap(r, x._device)
+    p = path_for(x._device, "reduce")
     send = p.send_buffer(x._data)
     out = p.empty(send.shape, send.dtype) if c.rank == root else None
     run(c, "reduce", t, "Reduce", send, out, mop, root)
@@ -270,10 +289,13 @@ def gather(
     array([1, 2])
     """
     c, t, x, _ = _start("gather", x, comm, timeout, root=root, axis=axis)
+    ax = _axis("gather", axis, max(x._data.ndim, 1))
+    if x._device.kind == "cuda":
+        r = nccl.gather(c, t, x._data, ax, root)
+        return None if r is None else _wrap(r, x._device)
     p = path_for(x._device, "gather")
     send = p.send_buffer(x._data)
     shape = send.shape or (1,)
-    ax = _axis("gather", axis, len(shape))
     buf = p.empty((c.size,) + shape, send.dtype) if c.rank == root else None
     run(c, "gather", t, "Gather", send, buf, root)
     return None if buf is None else p.result(_concat_blocks(buf, ax))
@@ -299,13 +321,14 @@ def scatter(
     c, t, x, table = _start(
         "scatter", x, comm, timeout, root=root, axis=axis, none_ok=c_rank(comm) != root
     )
-    if c.rank == root:
-        p: HostPath = path_for(x._device, "scatter")
-        shape, dtype = x._data.shape, x._data.dtype
-    else:
-        p, shape, dtype = _like_root("scatter", x, c, table, root)
+    dev, shape, dtype = _like_root(x, c, table, root)
     ax = _axis("scatter", axis, len(shape))
     block = _blocks_shape("scatter", shape, ax, c.size)
+    if dev.kind == "cuda":
+        like = x._data if x is not None else nccl.empty_like_root(dev, (0,), dtype)
+        return _wrap(nccl.scatter(c, t, x._data if c.rank == root else None, like, ax, root,
+                                  block), dev)  # fmt: skip
+    p: HostPath = path_for(dev, "scatter")
     send = _split_blocks(p.send_buffer(x._data), ax, c.size) if c.rank == root else None
     out = p.empty(block, dtype)
     run(c, "scatter", t, "Scatter", send, out, root)

@@ -26,7 +26,7 @@ class Comm:
     (0, 1)
     """
 
-    __slots__ = ("_mpi", "rank", "size", "timeout", "check", "_broken")
+    __slots__ = ("_mpi", "rank", "size", "timeout", "check", "_broken", "_local", "nccl", "p2p")
 
     def __init__(self, mpi_comm: Any, *, timeout: float | None = None, check: bool = True):
         self._mpi = mpi_comm
@@ -37,6 +37,13 @@ class Comm:
         # Exchange (function, shape, dtype, ...) before each collective to turn misuse into errors.
         self.check = check
         self._broken: str | None = None
+        # (rank, size) among this host's ranks; Comm objects are made collectively, so here.
+        node = mpi_comm.Split_type(mpi().COMM_TYPE_SHARED, self.rank)
+        self._local = (node.Get_rank(), node.Get_size())
+        node.Free()
+        # NCCL communicators over these ranks, by local GPU index (made on first use).
+        self.nccl: dict[int, Any] = {}
+        self.p2p: Any = None  # point-to-point state of cuda messages (made on first use)
 
     def __repr__(self) -> str:
         return f"<ruda.distributed.Comm rank {self.rank} of {self.size}>"
@@ -45,6 +52,31 @@ class Comm:
     def mpi_comm(self) -> Any:
         """The underlying mpi4py communicator (ruda's private duplicate)."""
         return self._mpi
+
+    @property
+    def local_rank(self) -> int:
+        """This rank's index among the ranks on its host (0 outside mpiexec)."""
+        return self._local[0]
+
+    @property
+    def local_size(self) -> int:
+        """How many ranks of this communicator run on this host."""
+        return self._local[1]
+
+    def local_device(self, kind: str = "cuda") -> Any:
+        """This rank's device of ``kind``: for "cuda" the local rank modulo the host's GPUs
+        (NCCL needs one GPU per rank); for other kinds, the kind's first device (its arrays are
+        staged through host memory, so ranks may share one).
+
+        >>> from ruda import distributed as dist
+        >>> dist.init().local_device("cpu")
+        Device('cpu')
+        """
+        from .._devices import Device
+
+        if kind != "cuda":
+            return Device(kind)
+        return Device(kind, self.local_rank % Device(kind).backend.device_count())
 
     def split(self, color: int | None, key: int | None = None) -> Comm | None:
         """Sub-communicators: ranks passing the same ``color`` form one (collective call).

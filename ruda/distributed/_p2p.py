@@ -12,12 +12,13 @@ from typing import Any
 
 import numpy as np
 
-from .._array import Array
+from .._array import Array, _wrap
 from .._devices import resolve
 from .._validation import as_array
 from ._comm import Comm, resolve_comm
 from ._errors import MismatchError
 from ._mpi import mpi
+from ._nccl_p2p import state
 from ._paths import path_for
 from ._signature import DTYPES
 from ._wait import effective_timeout, wait_request
@@ -25,6 +26,8 @@ from ._wait import effective_timeout, wait_request
 __all__ = ["Handle", "send", "recv", "isend", "irecv"]
 
 _HDR = 2 + 64
+# Header slots past the shape (so at most 62 dimensions): cuda messages' data goes by NCCL.
+_VIA_NCCL, _MSG_ID = 64, 65
 
 
 class Handle:
@@ -86,6 +89,8 @@ def isend(x: Array, dest: int, *, tag: int = 0, comm: Comm | None = None) -> Han
     """
     c = resolve_comm(comm, "isend")
     x = as_array(x, "distributed.isend")
+    if x._device.kind == "cuda":
+        return _isend_cuda(c, x._data, dest, tag)
     host = path_for(x._device, "isend").send_buffer(x._data)
     reqs = []
     if c.check:
@@ -95,6 +100,17 @@ def isend(x: Array, dest: int, *, tag: int = 0, comm: Comm | None = None) -> Han
         hdr = None
     reqs.append(c._mpi.Isend(_bytes(host), dest, tag))
     return Handle(c, "isend", reqs, None, (host, hdr))
+
+
+def _isend_cuda(c: Comm, x: Any, dest: int, tag: int) -> Handle:
+    # The header always goes (it carries the message id the receiver's clear-to-send names).
+    st = state(c)
+    data = x if x.is_contiguous else x.copy()
+    hdr = _header(data)
+    hdr[_VIA_NCCL], hdr[_MSG_ID] = 1, st.post(data, dest)
+    req = c._mpi.Isend(hdr, dest, tag)
+    return Handle(c, "send", [req], lambda t: st.progress(dest, int(hdr[_MSG_ID]), "send", t),
+                  (hdr, data))  # fmt: skip
 
 
 def irecv(
@@ -126,8 +142,11 @@ def irecv(
             "ruda.distributed.irecv: like=None needs the cross-check (init(check=True)): "
             "the sender's header carries the shape and dtype"
         )
-    p = path_for(like._device if like is not None else resolve(None), "irecv")
+    dev = like._device if like is not None else resolve(None)
     status = MPI.Status()
+    if dev.kind == "cuda":
+        return _irecv_cuda(c, dev, like, src, tag, status)
+    p = path_for(dev, "irecv")
     if not c.check:
         out = p.empty(like._data.shape, like._data.dtype)
         req = c._mpi.Irecv(_bytes(out), src, tag)
@@ -153,6 +172,20 @@ def irecv(
 
     def finish(t):
         shape, dtype = _read_header(hdr)
+        if hdr[_VIA_NCCL]:
+            if early is not None:
+                dreq.Cancel()
+                _drain(dreq)
+            if like is None:  # a cuda array, sent through NCCL: it lands on this rank's GPU
+                cuda = c.local_device("cuda")
+                out = cuda.backend.allocator.empty(shape, dtype)
+                got = state(c).take(status.Get_source(), int(hdr[_MSG_ID]), out, "recv", t)
+                return _wrap(got, cuda)
+            state(c).refuse(status.Get_source(), int(hdr[_MSG_ID]))
+            raise MismatchError(
+                f"ruda.distributed.recv: rank {status.Get_source()} sent a cuda array (through "
+                f"NCCL); receive it on a cuda device (like= on cuda), not on {dev}"
+            )
         if like is not None and (shape != like._data.shape or dtype != like._data.dtype):
             if early is not None:
                 _drain(dreq)
@@ -166,6 +199,35 @@ def irecv(
         out = p.empty(shape, dtype)
         wait_request(c, "recv", c._mpi.Irecv(_bytes(out), status.Get_source(), tag), t)
         return p.result(out)
+
+    return Handle(c, "recv", [hreq], finish, hdr)
+
+
+def _irecv_cuda(c: Comm, dev: Any, like: Any, src: int, tag: int, status: Any) -> Handle:
+    hdr = np.empty(_HDR, dtype=np.int64)
+    hreq = _StatusReq(c._mpi.Irecv(hdr, src, tag), status)
+
+    def finish(t):
+        shape, dtype = _read_header(hdr)
+        source = status.Get_source()
+        st = state(c)
+        if like is not None and (shape != like._data.shape or dtype != like._data.dtype):
+            if hdr[_VIA_NCCL]:
+                st.refuse(source, int(hdr[_MSG_ID]))
+            else:
+                _drain(c._mpi.Irecv(np.empty(0, np.uint8), source, tag))
+            raise MismatchError(
+                f"ruda.distributed.recv: rank {source} sent shape {shape} {dtype.name}, like= "
+                f"expects shape {like._data.shape} {like._data.dtype.name}"
+            )
+        alloc = dev.backend.allocator
+        if not hdr[_VIA_NCCL]:
+            # A host array sent over MPI: received on the host, then one upload (explicit).
+            host = np.empty(shape, dtype)
+            wait_request(c, "recv", c._mpi.Irecv(_bytes(host), source, tag), t)
+            return _wrap(alloc.from_host(host), dev)
+        out = alloc.empty(shape, dtype)
+        return _wrap(st.take(source, int(hdr[_MSG_ID]), out, "recv", t), dev)
 
     return Handle(c, "recv", [hreq], finish, hdr)
 

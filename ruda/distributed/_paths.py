@@ -4,7 +4,7 @@
   device's allocator and returned as they are.
 * wgpu (any kind without a library transport): staged through host memory with the
   backend's ``allocator.to_host`` / ``allocator.from_host`` (``ruda/_backends/base.py``).
-* cuda: will go through NCCL (CuPy's ``cupy.cuda.nccl``) once the CUDA backend exists.
+* cuda: never here: NCCL moves device buffers (``_nccl*.py``).
 """
 
 from __future__ import annotations
@@ -62,11 +62,8 @@ def path_for(device: Device, fname: str) -> HostPath:
     if p is None:
         if device.kind == "cpu":
             p = HostPath(device)
-        elif device.kind == "cuda":
-            raise NotImplementedError(
-                f"ruda.distributed.{fname}: cuda arrays need the CUDA backend (issue 4); "
-                "they will go through NCCL, not host staging"
-            )
+        elif device.kind == "cuda":  # a routing slip: cuda arrays never stage through the host
+            raise AssertionError(f"ruda.distributed.{fname}: cuda arrays go through NCCL")
         else:
             p = StagedPath(device)
         _PATHS[device] = p

@@ -111,11 +111,11 @@ def _compare(fname: str, table: np.ndarray, comm: Comm) -> None:
         )
 
 
-def root_shape_dtype(table: np.ndarray, root: int) -> tuple[tuple[int, ...], np.dtype]:
-    """The shape and dtype the root rank passed, read from the exchanged table."""
+def root_shape_dtype(table: np.ndarray, root: int) -> tuple[tuple[int, ...], np.dtype, str]:
+    """The shape, dtype and device kind the root rank passed, read from the exchanged table."""
     row = table[root]
     shape = tuple(int(s) for s in row[_HEAD : _HEAD + int(row[6])])
-    return shape, np.dtype(DTYPES[int(row[3])])
+    return shape, np.dtype(DTYPES[int(row[3])]), KINDS[int(row[4])]
 
 
 def describe(table: np.ndarray) -> str:

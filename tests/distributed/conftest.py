@@ -16,7 +16,9 @@ import pytest
 
 pytest.importorskip("mpi4py", reason="ruda.distributed needs mpi4py: pip install 'ruda[mpi]'")
 
+import ruda  # noqa: E402
 from ruda import distributed as dist  # noqa: E402
+from tests.conftest import DEVICES  # noqa: E402
 
 # A test that goes wrong on one rank only must not leave the others waiting forever.
 TEST_TIMEOUT = float(os.environ.get("RUDA_DIST_TEST_TIMEOUT", "120"))
@@ -26,6 +28,18 @@ TEST_TIMEOUT = float(os.environ.get("RUDA_DIST_TEST_TIMEOUT", "120"))
 def comm() -> dist.Comm:
     """The world, with a timeout so a misaligned test fails instead of hanging."""
     return dist.init(timeout=TEST_TIMEOUT)
+
+
+@pytest.fixture(params=DEVICES)
+def device(request, comm) -> ruda.Device:
+    """This rank's device of each available kind: one GPU per rank (local rank modulo GPUs)."""
+    return comm.local_device(request.param.split(":")[0])
+
+
+def needs_dtype(device, dtype: str) -> None:
+    """Skip where the device has no such dtype (the inspection API says which it has)."""
+    if dtype not in ruda.__array_namespace_info__().dtypes(device=device):
+        pytest.skip(f"{device} has no {dtype} (see __array_namespace_info__().dtypes)")
 
 
 @pytest.fixture

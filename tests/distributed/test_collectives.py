@@ -9,7 +9,7 @@ import ruda
 from ruda import distributed as dist
 from tests.helpers import assert_close, put, to_numpy
 
-from .conftest import per_rank
+from .conftest import needs_dtype, per_rank
 
 REDUCE = {
     "sum": lambda s: numpy.add.reduce(s, axis=0),
@@ -35,6 +35,7 @@ CASES = [
 
 @pytest.mark.parametrize("dtype,op", CASES)
 def test_all_reduce(device, comm, shared_rng, dtype, op):
+    needs_dtype(device, dtype)
     datas = per_rank(shared_rng, comm.size, (5, 3), dtype)
     x = put(datas[comm.rank], device)
     r = dist.all_reduce(x, op=op)
@@ -97,9 +98,11 @@ def test_all_to_all(device, comm, shared_rng, axis):
 
 
 @pytest.mark.parametrize("pass_none", [False, True])
-def test_broadcast(device, comm, shared_rng, pass_none):
+@pytest.mark.parametrize("dtype", ["complex64", "int16", "bool"])
+def test_broadcast(device, comm, shared_rng, pass_none, dtype):
+    needs_dtype(device, dtype)
     root = comm.size - 1
-    datas = per_rank(shared_rng, comm.size, (3, 2), "complex64")
+    datas = per_rank(shared_rng, comm.size, (3, 2), dtype)
     x = put(datas[comm.rank], device)
     r = dist.broadcast(None if pass_none and comm.rank != root else x, root=root)
     assert_close(r, datas[root])

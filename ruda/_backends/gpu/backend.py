@@ -63,6 +63,13 @@ class GpuBackend(Backend):
         self.library: dict[str, Callable[..., Any]] = {}
         for lib in libraries:
             self.library.update(lib.LIBRARY)
+        from .dtype_gate import guard_library
+
+        guard_library(self.library, self.kind)  # complex arrays: clear errors where unsupported
+
+    def device_count(self) -> int:
+        """How many devices of this kind the machine has."""
+        return self._context.count()
 
     # The dispatch table holds one backend per kind; ``dev.backend`` calls check_device
     # first, so the allocator and dtype checks that follow apply to that device.
