@@ -4,9 +4,10 @@
 
 Each rank drives its own GPU (``comm.local_device("cuda")``). For every size and collective,
 ruda (default settings: the argument cross-check over MPI, a new result array each call) and
-a raw ``NcclCommunicator`` call into preallocated buffers alternate; each call is timed from a
-barrier to the end of its stream (which of the two goes first alternates), the slowest rank
-decides, medians are reported. Sizes follow
+a raw ``NcclCommunicator`` call into preallocated buffers alternate. Bus bandwidth is timed as
+nccl-tests does: from a barrier, ``iters`` calls queued back to back, then one stream sync.
+Beside it, one call with a sync after it (latency, host work not overlapped). Which of the two
+goes first alternates, the slowest rank decides, medians are reported. Sizes follow
 nccl-tests: all_reduce and reduce_scatter count a rank's input, all_gather its output; bus
 bandwidth = algbw x 2(n-1)/n for all_reduce and x (n-1)/n for the other two.
 """
@@ -32,7 +33,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--mib", default="1,4,16,64,256,1024,4096")
     ap.add_argument("--ops", default=",".join(OPS))
-    ap.add_argument("--repeats", type=int, default=20)
+    ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--json", default="")
     args = ap.parse_args()
     import cupy
@@ -89,36 +90,40 @@ def _one_size(comm, raw_mpi, raw, dev, mib, ops, repeats, MPI) -> list[dict]:  #
         ),
     }
 
-    def timed(fn) -> float:
+    def timed(fn, iters: int) -> float:
+        """Seconds per call over ``iters`` calls queued back to back, then one sync: how
+        nccl-tests measures bus bandwidth (host work overlaps the transfers in flight)."""
         raw_mpi.Barrier()
         stream.synchronize()
         t0 = time.perf_counter()
-        fn()
+        for _ in range(iters):
+            fn()
         stream.synchronize()
-        return time.perf_counter() - t0
+        return (time.perf_counter() - t0) / iters
 
     rows = []
+    iters = max(2, min(20, int(2048 / mib)))
     for op in ops:
         ours, theirs, factor = calls[op]
-        timed(ours), timed(theirs)  # warm-up: connections, pool blocks, kernels
-        reps = repeats if mib <= 1024 else max(5, repeats // 4)
-        t = numpy.empty((reps, 2))
-        for i in range(reps):  # who goes first after the barrier alternates
-            if i % 2:
-                t[i, 1], t[i, 0] = timed(theirs), timed(ours)
-            else:
-                t[i, 0], t[i, 1] = timed(ours), timed(theirs)
+        timed(ours, 2), timed(theirs, 2)  # warm-up: connections, pool blocks, kernels
+        t = numpy.empty((repeats, 4))
+        for i in range(repeats):  # who goes first after the barrier alternates
+            order = ((0, ours, iters), (1, theirs, iters), (2, ours, 1), (3, theirs, 1))
+            for j, fn, k in order if i % 2 == 0 else order[::-1]:
+                t[i, j] = timed(fn, k)
         raw_mpi.Allreduce(MPI.IN_PLACE, t, op=MPI.MAX)  # the slowest rank decides
-        tr, tn = numpy.median(t[:, 0]), numpy.median(t[:, 1])
+        tr, tn, lr, ln = numpy.median(t, axis=0)
         nbytes = count * 4
-        row = dict(op=op, mib=mib, ranks=n, ruda_ms=tr * 1e3, nccl_ms=tn * 1e3,
+        row = dict(op=op, mib=mib, ranks=n, iters=iters, ruda_ms=tr * 1e3, nccl_ms=tn * 1e3,
                    ruda_busbw=nbytes / tr * factor / 1e9, nccl_busbw=nbytes / tn * factor / 1e9,
-                   ratio=tn / tr)  # fmt: skip
+                   ratio=tn / tr, ruda_single_ms=lr * 1e3, nccl_single_ms=ln * 1e3,
+                   single_ratio=ln / lr)  # fmt: skip
         rows.append(row)
         if comm.rank == 0:
             print(f"{op:15s} {mib:7g} MiB x{n}: ruda {row['ruda_busbw']:7.1f} GB/s  "
-                  f"NCCL {row['nccl_busbw']:7.1f} GB/s  ratio {row['ratio']:.3f}",
-                  flush=True)  # fmt: skip
+                  f"NCCL {row['nccl_busbw']:7.1f} GB/s  ratio {row['ratio']:.3f}  "
+                  f"| one synced call: ruda {lr * 1e3:.3f} ms NCCL {ln * 1e3:.3f} ms "
+                  f"ratio {ln / lr:.3f}", flush=True)  # fmt: skip
     return rows
 
 

@@ -124,11 +124,16 @@ class Array:
             if copy is not None:
                 kw["copy"] = copy
             return self._data.__dlpack__(**kw)
+        if dl_device is not None and int(dl_device[0]) == 1:  # kDLCPU: the consumer asks
+            from ._interop import dlpack_to_host
+
+            return dlpack_to_host(self, max_version=max_version, copy=copy)
         backend = self._device.backend
         if not hasattr(backend, "dlpack"):  # the standard's error for "cannot export"
             raise BufferError(
                 f"ruda.Array.__dlpack__: arrays on {self._device} cannot be exported through "
-                "DLPack yet; copy with x.to_device('cpu') first"
+                "DLPack; copy with x.to_device('cpu') first, or ask for a host copy with "
+                "dl_device=(1, 0) (numpy.from_dlpack(x, device='cpu'))"
             )
         return backend.dlpack(
             self._data, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy
@@ -230,7 +235,11 @@ class Array:
         for t in types:  # the protocol: defer to types we do not know
             if not (issubclass(t, Array) or issubclass(t, _ndarray)):
                 return NotImplemented
-        dev = _common_device(func.__name__, _flat(args) + _flat(tuple(kwargs.values())))
+        flat = _flat(args) + _flat(tuple(kwargs.values()))
+        dev = _common_device(func.__name__, flat)
+        if dev is CPU and self._device is not CPU and not any(a is self for a in flat):
+            dev = self._device  # NEP 35: numpy.ones(3, like=x) makes it where x lives
+            kwargs = {**kwargs, "device": dev}
         if dev is not CPU:
             from ._interop import numpy_on_device
 

@@ -110,6 +110,11 @@ def device_from_dlpack(x: Any) -> Any:
     return Device(kind) if kind == "cpu" else Device(kind, int(index))
 
 
+# NumPy keywords that name a positional-only parameter of ruda's function (NumPy passes them
+# by name when it dispatches numpy.eye(3, like=x)).
+_POSITIONAL = {"eye": "M"}
+
+
 def numpy_on_device(
     name: str, func: Any, method: str | None, args: Any, kwargs: Any, dev: Any
 ) -> Any:
@@ -126,6 +131,10 @@ def numpy_on_device(
     if method in (None, "__call__"):
         target = getattr(importlib.import_module("ruda" + sub), name, None)
     if callable(target):
+        moved = _POSITIONAL.get(name)
+        if moved is not None and moved in kwargs:
+            kwargs = dict(kwargs)
+            args = (*args, kwargs.pop(moved))
         return target(*args, **kwargs)
     if not get_implicit_transfer():
         raise transfer_error(f"{name} (called through NumPy)", dev)
@@ -155,3 +164,23 @@ def _to_device_tree(x: Any, dev: Any) -> Any:
     if type(x) in (list, tuple):
         return type(x)(_to_device_tree(v, dev) for v in x)
     return x
+
+
+def dlpack_to_host(x: Any, *, max_version: Any = None, copy: bool | None = None) -> Any:
+    """``x.__dlpack__(dl_device=(kDLCPU, 0))`` for an array on a GPU: a host copy, exported.
+
+    Note: the consumer named the cpu (``numpy.from_dlpack(x, device="cpu")``, scikit-learn's
+    ``move_to``), so this copy is explicit; ``copy=False`` refuses it, as the standard says.
+    """
+    from ._devices import CPU
+
+    if x.device is CPU:
+        return x._data.__dlpack__(max_version=max_version, dl_device=(1, 0), copy=copy)
+    if copy is False:
+        raise CopyRequiredError(
+            f"ruda.Array.__dlpack__: copy=False, but exporting an array on {x.device} to the "
+            "cpu copies it"
+        )
+    host = x.device.backend.allocator.to_host(x._data)
+    kw = {} if max_version is None else {"max_version": max_version}
+    return host.__dlpack__(**kw)

@@ -8,9 +8,9 @@ out=${2:-.}
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export RUDA_CUDA=experimental OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 run() { mpiexec -n "$n" -x NCCL_NVLS_ENABLE -x RUDA_CUDA -x PYTHONPATH "$@"; }
-run timeout 200 python3 benchmarks/nccl_bench.py --json "$out/nccl_x$n.json" ${BENCH_ARGS:-} 2>&1 | tail -40
+[ -n "${NO_BENCH:-}" ] || run timeout ${BENCH_TIMEOUT:-200} python3 benchmarks/nccl_bench.py --json "$out/nccl_x$n.json" ${BENCH_ARGS:-} 2>&1 | tail -40
 RUDA_TEST_DEVICES=cuda RUDA_DIST_TEST_TIMEOUT=30 run -x RUDA_TEST_DEVICES -x RUDA_DIST_TEST_TIMEOUT \
-  --output-filename "$out/dist_tests_$n" timeout 330 python3 -m pytest tests/distributed -v \
+  --output-filename "$out/dist_tests_$n" timeout ${TEST_TIMEOUT:-330} python3 -m pytest tests/distributed -v \
   -p no:cacheprovider -rf --color=no --timeout=100 > /dev/null 2>&1
 # One log per rank, flat (mpiexec writes DIR/1/rank.R/stdout).
 for d in "$out/dist_tests_$n"/*/rank.*; do cp "$d/stdout" "$out/dist_tests_${n}_$(basename "$d").log"; done

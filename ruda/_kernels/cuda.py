@@ -29,7 +29,7 @@ class CUDA(CLike):
         ir.BOOL: "bool", ir.I8: "signed char", ir.I16: "short", ir.I32: "int",
         ir.I64: "long long", ir.U8: "unsigned char", ir.U16: "unsigned short",
         ir.U32: "unsigned int", ir.U64: "unsigned long long", ir.F16: "ruda_half", ir.F32: "float",
-        ir.F64: "double",
+        ir.F64: "double", ir.C64: "float2", ir.C128: "double2",
     }  # fmt: skip
     # Single-precision math has an f suffix in CUDA's C API; {t} is filled per type.
     functions = {
@@ -50,6 +50,7 @@ class CUDA(CLike):
         "fract": "{0} - floor{t}({0})",
         "shuffle_xor": "__shfl_xor_sync(0xffffffffu, {0}, {1})",
         "shuffle_up": "__shfl_up_sync(0xffffffffu, {0}, {1})",
+        "uniform_load": "{0}",  # WGSL's workgroupUniformLoad: a plain read after a barrier
     })  # fmt: skip
 
     def suffix(self, t: ir.Type) -> str:
@@ -59,6 +60,9 @@ class CUDA(CLike):
         if t.is_int and fn == "abs":
             return "abs" if t.bits <= 32 else "llabs"
         return super().function(fn, t)
+
+    def complex_value(self, t: ir.Type, re: str, im: str) -> str:
+        return f"make_{self.type(t)}({re}, {im})"
 
     def _e_builtin(self, e: ir.Builtin) -> str:
         return _BUILTINS[e.name].format(a="xyz"[e.axis])
@@ -96,6 +100,9 @@ class CUDA(CLike):
         return f"{fn}(&{e.buf.name}[{self.expr(e.index)}], {self.expr(e.value)})"
 
     def _e_volatileload(self, e: ir.VolatileLoad) -> str:
+        if e.type.is_complex:  # CUDA's float2/double2 have no volatile copy: load the parts
+            ref = f"((volatile {self.type(e.type.part)}*)&{e.buf.name}[{self.expr(e.index)}])"
+            return self.complex_value(e.type, f"{ref}[0]", f"{ref}[1]")
         t = self.type(e.type)
         return f"(*((volatile {t}*)&{e.buf.name}[{self.expr(e.index)}]))"
 
@@ -121,13 +128,6 @@ class CUDA(CLike):
 
     def _s_fence(self, s: ir.Fence, d: int) -> list[str]:
         return [self.indent * d + "__threadfence();"]
-
-    def _s_while(self, s: ir.While, d: int) -> list[str]:
-        pad = self.indent * d
-        return [f"{pad}while ({self.expr(s.cond)}) {{", *self.stmts(s.body, d + 1), f"{pad}}}"]
-
-    def _s_break(self, s: ir.Break, d: int) -> list[str]:
-        return [self.indent * d + "break;"]
 
     def function_head(self, f: ir.Function) -> str:
         ps = ", ".join(f"{self.type(p.type)} {p.name}" for p in f.params)

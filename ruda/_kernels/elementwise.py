@@ -50,7 +50,7 @@ from functools import cache
 from typing import Any
 
 from .. import _ops
-from . import ir, mathlib
+from . import cmath, ir, mathlib
 from .ir import BOOL, F16, F32, U32, Let, Var
 from .mathlib import copysign, isfinite, isinf, isnan, land, lor, signbit
 
@@ -73,24 +73,29 @@ _CATEGORY = {
 }  # fmt: skip
 # NumPy accepts bool for these too (add is or, multiply is and...).
 _BOOL_TOO = {"add", "multiply", "maximum", "minimum", "fmax", "fmin", "abs", "square"}
+# Categories whose functions the standard defines for complex operands too.
+_COMPLEX_CATEGORIES = ("numeric", "floating-point", "any", "bool")
 # Entries with no single-output elementwise kernel (two outputs; datetime only).
 UNSUPPORTED = {"frexp": "two outputs", "modf": "two outputs", "divmod": "two outputs"}
 
 
 def supported_types(name: str) -> list[tuple[tuple[ir.Type, ...], ir.Type]]:
-    """Every (input types, output type) the builder renders for op ``name`` (real dtypes)."""
+    """Every (input types, output type) the builder renders for op ``name``."""
     op = OPS[name]
     if name in UNSUPPORTED:
         return []
     types = _CATEGORY[op.category] + ((BOOL,) if name in _BOOL_TOO else ())
+    cplx = [((t,) * op.arity, BOOL if op.result == "bool" else t.part if op.result == "real"
+             else t) for t in ir.COMPLEX_TYPES
+            if name in cmath.OPS and op.category in _COMPLEX_CATEGORIES]  # fmt: skip
     if name == "float_power":  # NumPy computes it in float64 (the namespace casts to it)
-        return [((ir.F64, ir.F64), ir.F64)]
+        return [((ir.F64, ir.F64), ir.F64), *cplx[1:]]
     if name == "ldexp":
         return [((t, ir.I32), t) for t in FLOATS] + [((t, ir.I64), t) for t in FLOATS]
     out = []
     for t in types:
         out.append(((t,) * op.arity, BOOL if op.result == "bool" else t))
-    return out
+    return out + cplx
 
 
 # -- lowering op-table expressions -----------------------------------------------------------
@@ -142,7 +147,9 @@ def body_expr(op: Op, operands: list[ir.Expr], compute: ir.Type, out: ir.Type) -
     else:
         env = {n: ir.cast(e, compute) for n, e in zip(names, operands, strict=True)}
     special = SPECIAL.get((op.name, compute.kind)) or SPECIAL.get((op.name, "*"))
-    if op.name in ("nextafter", "spacing") and F16 in (out, *(e.type for e in operands)):
+    if compute.is_complex and op.category != "bool":
+        value = _complex_value(op, list(env.values()))
+    elif op.name in ("nextafter", "spacing") and F16 in (out, *(e.type for e in operands)):
         value = (_nextafter if op.name == "nextafter" else _spacing)(*env.values(), half=True)
     elif special is not None:
         value = special(*env.values())
@@ -151,6 +158,14 @@ def body_expr(op: Op, operands: list[ir.Expr], compute: ir.Type, out: ir.Type) -
     else:
         raise NotImplementedError(f"ruda kernels: no elementwise lowering for {op.name}")
     return ir.cast(value, out)
+
+
+def _complex_value(op: Op, args: list[ir.Expr]) -> ir.Expr:
+    if op.name not in cmath.OPS:
+        raise NotImplementedError(f"ruda kernels: {op.name} is not defined for complex operands")
+    if op.arity == 1:
+        return cmath.unary(op.name, args[0])
+    return cmath.binary(op.name, *args)
 
 
 def _as_bool(e: ir.Expr) -> ir.Expr:
@@ -381,8 +396,7 @@ def build(
     op = OPS[name]
     for t in (*in_types, out_type):
         if not isinstance(t, ir.Type):
-            raise TypeError(f"ruda kernels: {name}: complex and other non-scalar types "
-                            f"are not supported by the kernel builder yet (got {t!r})")  # fmt: skip
+            raise TypeError(f"ruda kernels: {name}: {t!r} is not an IR type")
     if name in UNSUPPORTED:
         raise NotImplementedError(f"ruda kernels: {name} has {UNSUPPORTED[name]}")
     _check_variant(name, in_types, out_type, ndim, ipt, vec, wg, order)
@@ -604,6 +618,9 @@ def _offset(coords: list[ir.Expr], strides: list[ir.Param], offset: ir.Param) ->
 
 
 def _compute_type(op: Op, in_types: tuple[ir.Type, ...], out_type: ir.Type) -> ir.Type:
+    cplx = [t for t in (*in_types, out_type) if t.is_complex]
+    if cplx and op.category != "bool":  # complex operands: abs/real/imag/isnan... too
+        return max(cplx, key=lambda t: t.bits)
     if op.result == "bool":
         # comparisons: in the wider of the inputs (the namespace promoted them to one dtype)
         t = max(in_types, key=lambda t: (t.is_float, t.bits))

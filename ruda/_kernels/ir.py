@@ -21,7 +21,8 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Type:
-    """A scalar type: bool, i8..i64, u8..u64, f16, f32, f64 (complex is a pair of floats)."""
+    """A scalar type: bool, i8..i64, u8..u64, f16, f32, f64, or c64/c128 (complex: a pair of
+    floats, real then imaginary, as NumPy stores it; WGSL ``vec2<f32>``, CUDA ``float2``)."""
 
     name: str
 
@@ -51,6 +52,15 @@ class Type:
     def is_int(self) -> bool:
         return self.kind in "iu"
 
+    @property
+    def is_complex(self) -> bool:
+        return self.kind == "c"
+
+    @property
+    def part(self) -> Type:
+        """The type of a complex value's real and imaginary parts (f32 or f64)."""
+        return F32 if self.name == "c64" else F64
+
     def __repr__(self) -> str:
         return f"Type(name={self.name!r})"
 
@@ -59,18 +69,21 @@ BOOL = Type("bool")
 I8, I16, I32, I64 = Type("i8"), Type("i16"), Type("i32"), Type("i64")
 U8, U16, U32, U64 = Type("u8"), Type("u16"), Type("u32"), Type("u64")
 F16, F32, F64 = Type("f16"), Type("f32"), Type("f64")
+C64, C128 = Type("c64"), Type("c128")
 ALL_TYPES = (BOOL, I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64)
+COMPLEX_TYPES = (C64, C128)
 
 _FROM_NUMPY = {
     "b": {1: BOOL},
     "i": {1: I8, 2: I16, 4: I32, 8: I64},
     "u": {1: U8, 2: U16, 4: U32, 8: U64},
     "f": {2: F16, 4: F32, 8: F64},
+    "c": {8: C64, 16: C128},
 }
 
 
 def type_of(dtype: Any) -> Type:
-    """The IR type of a (real) NumPy or ruda dtype."""
+    """The IR type of a NumPy or ruda dtype."""
     d = np.dtype(getattr(dtype, "_np", dtype))
     try:
         return _FROM_NUMPY[d.kind][d.itemsize]
@@ -78,10 +91,11 @@ def type_of(dtype: Any) -> Type:
         raise TypeError(f"ruda kernels: no scalar IR type for dtype {d}") from None
 
 
+_KIND_NAMES = {"i": "int", "u": "uint", "f": "float", "c": "complex"}
+
+
 def numpy_of(t: Type) -> np.dtype:
-    return np.dtype(
-        "bool" if t is BOOL else {"i": "int", "u": "uint", "f": "float"}[t.kind] + str(t.bits)
-    )
+    return np.dtype("bool" if t is BOOL else _KIND_NAMES[t.kind] + str(t.bits))
 
 
 # -- expressions ----------------------------------------------------------------------------
@@ -249,6 +263,8 @@ def lift(v: Any, like: Type) -> Expr:
         return Const(v, BOOL)
     if isinstance(v, (int, float)):
         return Const(v, like)
+    if isinstance(v, complex) and like.is_complex:
+        return Const(v, like)
     raise TypeError(f"ruda kernels: cannot use {type(v).__name__} in an expression")
 
 
@@ -348,7 +364,10 @@ class For:
 
 @dataclass(frozen=True)
 class Barrier:
-    """Workgroup barrier (shared memory visible to the whole workgroup afterwards)."""
+    """Workgroup barrier (shared memory visible to the whole workgroup afterwards); with
+    ``storage`` also the workgroup's storage-buffer writes (WGSL needs ``storageBarrier``)."""
+
+    storage: bool = False
 
 
 @dataclass(frozen=True)
@@ -418,12 +437,16 @@ class Kernel:
     vector_width: int = 1
 
 
-_FEATURE = {"f16": "shader-f16", "f64": "shader-f64", "i64": "shader-int64", "u64": "shader-int64"}
+_FEATURE = {"f16": "shader-f16", "f64": "shader-f64", "i64": "shader-int64", "u64": "shader-int64",
+            "c128": "shader-f64"}  # fmt: skip
 
 
 def features_of(types: Any) -> frozenset[str]:
     """The WebGPU features that values of these types need."""
-    return frozenset(_FEATURE[t.name] for t in types if t.name in _FEATURE)
+    types = tuple(types)
+    fs = frozenset(_FEATURE[t.name] for t in types if t.name in _FEATURE)
+    # complex128's helpers test f64 bits, which WGSL reads as u64
+    return fs | {"shader-int64"} if C128 in types else fs
 
 
 # -- traversal ----------------------------------------------------------------------------------
@@ -467,7 +490,7 @@ def with_features(k: Kernel) -> Kernel:
             fs |= n.defn.features
         if isinstance(n, Call) and n.fn in ("hiword", "loword", "from_words"):
             fs |= {"shader-int64"}  # f64 bits: WGSL reads them as u64
-        if isinstance(n, Const) and n.type is F64:
+        if isinstance(n, Const) and n.type in (F64, C128):
             fs |= {"shader-int64"}  # f64 inf/nan literals are bitcast u64
     return replace(k, features=k.features | fs)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from . import ir
+from . import cmath, ir
 
 _BINARY = {
     "add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%", "and": "&", "or": "|", "xor": "^",
@@ -40,6 +40,9 @@ class CLike:
             raise TypeError(f"{type(self).__name__}: no {t.name} type") from None
 
     def expr(self, e: ir.Expr) -> str:
+        low = cmath.lower(e)  # complex operators and casts become calls of complex helpers
+        if low is not None:
+            e = low
         return getattr(self, f"_e_{type(e).__name__.lower()}")(e)
 
     def _e_const(self, e: ir.Const) -> str:
@@ -56,6 +59,10 @@ class CLike:
 
     def _e_call(self, e: ir.Call) -> str:
         args = [self.expr(a) for a in e.args]
+        if e.fn == "complex":
+            return self.complex_value(e.type, *args)
+        if e.fn in ("creal", "cimag"):
+            return f"{args[0]}.{'x' if e.fn == 'creal' else 'y'}"
         defn = e.defn
         if defn is None and e.fn in self.ir_functions and e.args:
             defn = self.ir_functions[e.fn](e.args[0].type)
@@ -99,7 +106,14 @@ class CLike:
     def suffix(self, t: ir.Type) -> str:
         return ""
 
+    def complex_value(self, t: ir.Type, re: str, im: str) -> str:
+        """A complex value of type ``t`` from its rendered parts."""
+        return f"{self.type(t)}({re}, {im})"
+
     def literal(self, v: Any, t: ir.Type) -> str:
+        if t.is_complex:
+            v = complex(v)
+            return self.complex_value(t, self.literal(v.real, t.part), self.literal(v.imag, t.part))
         if t is ir.BOOL:
             return "true" if v else "false"
         if t.is_float:
@@ -145,8 +159,19 @@ class CLike:
         head = self.for_head(s.var, self.expr(s.start), self.expr(s.stop), self.expr(s.step))
         return [f"{pad}{head} {{", *self.stmts(s.body, d + 1), f"{pad}}}"]
 
+    def _s_while(self, s: ir.While, d: int) -> list[str]:
+        pad = self.indent * d
+        return [f"{pad}while ({self.expr(s.cond)}) {{", *self.stmts(s.body, d + 1), f"{pad}}}"]
+
+    def _s_break(self, s: ir.Break, d: int) -> list[str]:
+        return [self.indent * d + "break;"]
+
     def _s_barrier(self, s: ir.Barrier, d: int) -> list[str]:
-        return [self.indent * d + self.barrier()]
+        return [self.indent * d + (self.storage_barrier() if s.storage else self.barrier())]
+
+    def storage_barrier(self) -> str:
+        """A barrier that also orders storage-buffer accesses (CUDA's ``__syncthreads`` does)."""
+        return self.barrier()
 
     def _s_return(self, s: ir.Return, d: int) -> list[str]:
         if s.value is None:

@@ -158,6 +158,16 @@ class WgpuRunner:
         return WgpuCandidate(self, plan, inputs, out)
 
 
+def _uniform(launch: Any) -> bytes:
+    """A launch's parameters as its uniform block (float params: the launcher's own layout)."""
+    k = launch.kernel
+    if all(p.type in (ir.U32, ir.I32) for p in k.params):
+        return np.array(launch.params, np.int64).astype(np.uint32).tobytes()
+    from .._backends.wgpu.compiler import param_struct
+
+    return param_struct(k.params)[0].pack(*launch.params)
+
+
 class WgpuCandidate:
     """One plan bound to its buffers: every run is one compute pass after clearing the temps."""
 
@@ -178,7 +188,7 @@ class WgpuCandidate:
             entries = [{"binding": i, "resource": {"buffer": bufs[n], "offset": 0,
                         "size": bufs[n].size}} for i, n in enumerate(launch.buffers)]  # fmt: skip
             if launch.params:
-                raw = np.array(launch.params, np.int64).astype(np.uint32).tobytes()
+                raw = _uniform(launch)
                 uni = r.device.create_buffer_with_data(
                     data=raw + b"\0" * (-len(raw) % 16), usage=r.wgpu.BufferUsage.UNIFORM
                 )

@@ -163,8 +163,12 @@ class Family:
         return all(p[n] in vs for n, vs in self.space.items()) and self.valid(p, key, target)
 
     def heuristic(self, key: Key, target: Target) -> Params:
-        """The default, or the valid point nearest to it when the target rules it out."""
+        """The default (the family's, under the backend's ``set_backend_default``), or the valid
+        point nearest to it when the target rules it out."""
         d = self.default(key, target)
+        over = BACKEND_DEFAULTS.get((self.name, target.backend))
+        if over is not None:
+            d = {**d, **(over(key) if callable(over) else over)}
         if self.accepts(d, key, target):
             return d
         cands = self.candidates(key, target)
@@ -174,6 +178,9 @@ class Family:
 
 
 FAMILIES: dict[str, Family] = {}
+# (family, backend) -> the backend's own default: a dict (read live) or ``f(key) -> dict``,
+# merged over the family's default; what a backend launches when no decision is stored.
+BACKEND_DEFAULTS: dict[tuple[str, str], Params | Callable[[Key], Params]] = {}
 
 
 def register(name: str, space: dict[str, tuple[Any, ...]], build: Callable[[Params, Key], Any],
@@ -183,9 +190,23 @@ def register(name: str, space: dict[str, tuple[Any, ...]], build: Callable[[Para
     dflt = default if callable(default) else (lambda k, t, d=dict(default): dict(d))
     fam = Family(name, {k: tuple(v) for k, v in space.items()}, build, dflt, **kw)
     FAMILIES[name] = fam
-    _MEMO.clear()
-    _FAST.clear()
+    _clear_memos()
     return fam
+
+
+def set_backend_default(family: str, backend: str,
+                        params: Params | Callable[[Key], Params]) -> None:  # fmt: skip
+    """Declare what ``backend`` launches for ``family`` when no decision applies (its fixed
+    choice before tuning): the search's baseline, and what ``cached`` with an empty store gives.
+
+    >>> from ruda._kernels import tune
+    >>> tune.set_backend_default("reduce.cols", "doc", {"rt": 4})
+    >>> t = tune.Target("doc", "d", "v", frozenset(), 256)
+    >>> tune.FAMILIES["reduce.cols"].heuristic(tune.Key("sum", ("f32", "f32"), "cols", (8, 8)), t)
+    {'wg': 256, 'ipt': 4, 'rt': 4}
+    """
+    BACKEND_DEFAULTS[(family, backend)] = params
+    _clear_memos()
 
 
 def build(family: str, params: Params, key: Key) -> Any:
@@ -243,6 +264,7 @@ class Decision:
 
 _MEMO: dict[tuple, tuple[Params, str]] = {}  # per shape bucket
 _FAST: dict[tuple, tuple[Params, str]] = {}  # per exact key, in front of _MEMO
+_HOT: list[dict[Any, Any]] = []  # the backends' launch memos (``hot_memo``), cleared with ours
 _STORES: dict[str, tune_store.Store] = {}
 _LOCK = threading.RLock()
 _WARNED: set[str] = set()
@@ -306,17 +328,29 @@ def choose(family: str, key: Key, target: Target,
     ``runner`` (a runner, or a function making one, called only when a search runs) lets mode
     ``on`` tune a key that has no decision yet. The result is shared: do not modify it.
     """
+    return decide(family, key, target, runner)[0]
+
+
+def decide(family: str, key: Key, target: Target,
+           runner: Callable[[], Any] | Any | None = None) -> tuple[Params, str]:  # fmt: skip
+    """``choose``'s parameters and where they come from: ``stored`` or ``tuned`` (a decision),
+    ``heuristic``, ``off`` or ``untunable`` (the default: the backend keeps its own choice)."""
     m, env = mode(), os.environ.get("RUDA_CACHE_DIR")
     fk = (m, env, family, target, key)  # exact shape: no bucketing on the hot path
     hit = _FAST.get(fk)
     if hit is not None and (hit[1] != "heuristic" or m != "on" or runner is None):
-        return hit[0]
+        return hit
     fam = FAMILIES[family]
     if m == "off":
         return _remember(fk, None, (fam.heuristic(key, target), "off"))
     mk = _memo_key(family, key, target)
     hit = _MEMO.get(mk)
-    if hit is not None and (hit[1] != "heuristic" or m != "on" or runner is None):
+    # A bucket's decision is rechecked for this exact key (a variant may need, say, n % 4 == 0).
+    if (
+        hit is not None
+        and (hit[1] != "heuristic" or m != "on" or runner is None)
+        and (hit[1] not in ("stored", "tuned") or fam.accepts(hit[0], key, target))
+    ):
         return _remember(fk, None, hit)
     with _LOCK:
         params = lookup(family, key, target)
@@ -324,7 +358,9 @@ def choose(family: str, key: Key, target: Target,
         if params is None and m == "on" and runner is not None:
             try:
                 r = runner() if callable(runner) and not hasattr(runner, "prepare") else runner
-                params, src = tune(family, key, target, r).params, "tuned"
+                dec = tune(family, key, target, r)
+                # a default that disagrees with NumPy is kept, and not searched again
+                params, src = dec.params, "tuned" if dec.source == "tuned" else "untunable"
             except Exception as e:  # a failed search must not fail the computation
                 _warn_once(f"tune{family}{key}", f"ruda tune: tuning {family} {key} failed "
                            f"({type(e).__name__}: {e}); using the heuristic default",
@@ -340,19 +376,35 @@ def _memo_key(family: str, key: Key, target: Target) -> tuple:
             key.bucket)  # fmt: skip
 
 
-def _remember(fk: tuple, mk: tuple | None, entry: tuple[Params, str]) -> Params:
+def _remember(fk: tuple, mk: tuple | None, entry: tuple[Params, str]) -> tuple[Params, str]:
     if len(_FAST) > 65536:  # many distinct shapes: start over rather than grow without bound
         _FAST.clear()
     _FAST[fk] = entry
     if mk is not None:
         _MEMO[mk] = entry
-    return entry[0]
+    return entry
+
+
+def hot_memo() -> dict[Any, Any]:
+    """A dict for a backend's per-launch memo of what ``decide`` said (a launch then costs one
+    lookup); the engine empties it whenever a decision may have changed (``forget``, a search
+    stored, a family or backend default declared). ``RUDA_TUNE`` and ``RUDA_CACHE_DIR`` are
+    therefore read when a launch key is first seen, and again after ``forget()``."""
+    memo: dict[Any, Any] = {}
+    _HOT.append(memo)
+    return memo
+
+
+def _clear_memos() -> None:
+    _MEMO.clear()
+    _FAST.clear()
+    for memo in _HOT:
+        memo.clear()
 
 
 def forget() -> None:
     """Drop this process's memo of decisions and warnings given (the store is untouched)."""
-    _MEMO.clear()
-    _FAST.clear()
+    _clear_memos()
     _WARNED.clear()
     for s in list(_STORES.values()):
         s.close()
@@ -447,8 +499,10 @@ def tune(family: str, key: Key, target: Target, runner: Any, *, budget_s: float 
             store().put(row)
         except Exception as e:
             _warn_once(f"write{type(e).__name__}", f"ruda: could not store a tuning decision ({e})")
-        _MEMO[_memo_key(family, key, target)] = (dec.params, "tuned")
         _FAST.clear()  # shapes of this bucket memoised before now see the decision
+        for memo in _HOT:
+            memo.clear()
+        _MEMO[_memo_key(family, key, target)] = (dec.params, "tuned")
     _emit("done", decision=dec)
     return dec
 
@@ -486,7 +540,7 @@ def report() -> str:
 def _t(name: str) -> Any:
     from . import ir
 
-    return {t.name: t for t in ir.ALL_TYPES}[name]
+    return {t.name: t for t in (*ir.ALL_TYPES, *getattr(ir, "COMPLEX_TYPES", ()))}[name]
 
 
 def _np(name: str) -> np.dtype:
@@ -517,8 +571,20 @@ def _reduce_ref(op: str, x: np.ndarray, axis: int | None, out: str) -> np.ndarra
     return np.asarray(r).astype(_np(out)).reshape(-1)
 
 
+def threads_per_row(cols: int) -> int:
+    """The rows layout's default threads per row by row length: a thread for short rows, a
+    warp up to 1024, else the whole workgroup."""
+    return 1 if cols <= 16 else 32 if cols <= 1024 else 256
+
+
 def _reduce_family(layout: str) -> None:
     from . import reduce
+
+    def default(key: Key, t: Target) -> Params:
+        d = dict(reduce.DEFAULTS[layout])
+        if layout == "rows":
+            d["tpr"] = threads_per_row(key.shape[1])
+        return d
 
     def valid(p: Params, key: Key, t: Target) -> bool:
         wg = p["wg"]
@@ -539,8 +605,7 @@ def _reduce_family(layout: str) -> None:
 
     axis = {"full": None, "rows": 1, "cols": 0}[layout]
     register(
-        f"reduce.{layout}", reduce.VARIANTS[layout], build_plan, reduce.DEFAULTS[layout],
-        valid=valid,
+        f"reduce.{layout}", reduce.VARIANTS[layout], build_plan, default, valid=valid,
         inputs=lambda k, rng: {"x": _random(k.dtypes[0], k.shape, rng, k.op)},
         reference=lambda k, a: _reduce_ref(k.op, a["x"], axis, k.dtypes[-1]),
         output=lambda k: (_np(k.dtypes[-1]), 1 if axis is None else k.shape[1 - axis]),
@@ -587,9 +652,9 @@ def _elementwise_family() -> None:
             return True
         if not elementwise.vectorizable(tuple(_t(d) for d in k.dtypes[:-1]), _t(k.dtypes[-1])):
             return False  # 8/16/64-bit and bool operands: packed words or scalars
-        # WebGPU binds array<vecN>: the runners bind the exact (4-byte padded) bytes, so the
-        # last partial vector would be out of the binding (see elementwise's docstring)
-        return t.backend != "wgpu" or k.shape[0] % p["vec"] == 0
+        # Vectors need every operand at a 16-byte boundary, its binding (WebGPU) rounded up to
+        # whole vectors: the backends' "contiguous" layout; "contiguous-misaligned" has neither.
+        return k.layout == "contiguous"
 
     def build_plan(p: Params, k: Key) -> Any:
         kern = elementwise.build(k.op, tuple(_t(d) for d in k.dtypes[:-1]), _t(k.dtypes[-1]),
@@ -607,13 +672,28 @@ def _elementwise_family() -> None:
         with np.errstate(all="ignore"):
             return np.asarray(f(*a.values())).astype(_np(k.dtypes[-1])).reshape(-1)
 
+    def inputs(k: Key, rng: np.random.Generator) -> dict[str, np.ndarray]:
+        # Whole 16-byte vectors, as the backends' bindings of the "contiguous" layout: the
+        # elements past n are read by the last vector, never written.
+        m = _padded(k.shape[0])
+        return {f"in{i}": _random(d, (m,), rng, k.op) for i, d in enumerate(k.dtypes[:-1])}
+
+    def padded_reference(k: Key, a: dict[str, np.ndarray]) -> np.ndarray | None:
+        n = k.shape[0]
+        r = reference(k, {name: x[:n] for name, x in a.items()})
+        if r is None:
+            return None
+        return np.concatenate([r, np.zeros(_padded(n) - n, r.dtype)])  # the tail stays zero
+
     register(
         "elementwise", elementwise.VARIANTS, build_plan, elementwise.DEFAULTS, valid=valid,
-        inputs=lambda k, rng: {f"in{i}": _random(d, k.shape, rng, k.op)
-                               for i, d in enumerate(k.dtypes[:-1])},
-        reference=reference,
-        output=lambda k: (_np(k.dtypes[-1]), k.shape[0]),
+        inputs=inputs, reference=padded_reference,
+        output=lambda k: (_np(k.dtypes[-1]), _padded(k.shape[0])),
     )  # fmt: skip
+
+
+def _padded(n: int) -> int:
+    return -(-n // 4) * 4
 
 
 for _layout in ("full", "rows", "cols"):

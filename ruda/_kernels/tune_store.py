@@ -195,6 +195,8 @@ class Store:
         cols = ", ".join(VALUE_COLUMNS)
         vals = tuple(str(key[c]) for c in KEY_COLUMNS)
         with self._lock:
+            if self._conn is None and not os.path.exists(self.path):
+                return None  # reading never creates the store (every GPU launch may read)
             r = self.conn().execute(f"SELECT {cols} FROM decisions WHERE {where}", vals).fetchone()
         if r is None:
             return None

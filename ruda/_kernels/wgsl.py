@@ -69,6 +69,7 @@ class WGSL(CLike):
         ir.BOOL: "bool", ir.I32: "i32", ir.U32: "u32", ir.F32: "f32", ir.F16: "f16",
         ir.F64: "f64", ir.I64: "i64", ir.U64: "u64",
         ir.I8: "i32", ir.I16: "i32", ir.U8: "u32", ir.U16: "u32",  # narrow values, widened
+        ir.C64: "vec2<f32>", ir.C128: "vec2<f64>",  # complex: (real, imaginary)
     }  # fmt: skip
     # WGSL lacks several C math functions; these expand inline ({0}, {1}: the arguments).
     functions = {
@@ -80,6 +81,8 @@ class WGSL(CLike):
         "f16_bits": "pack2x16float(vec2<f32>({0}, 0.0f))",
         "f16_from_bits": "unpack2x16float({0}).x",
         "shuffle_xor": "subgroupShuffleXor", "shuffle_up": "subgroupShuffleUp",
+        # a workgroup-memory value as a uniform one (loop exits around barriers; a barrier too)
+        "uniform_load": "workgroupUniformLoad(&{0})",
     }  # fmt: skip
     ir_functions = {
         "log1p": libm.log1p, "expm1": libm.expm1, "hypot": mathlib.hypot,
@@ -258,6 +261,9 @@ class WGSL(CLike):
 
     def barrier(self) -> str:
         return "workgroupBarrier();"
+
+    def storage_barrier(self) -> str:
+        return "storageBarrier(); workgroupBarrier();"
 
     # -- modules ---------------------------------------------------------------------------
     def render(self, k: ir.Kernel) -> str:

@@ -19,7 +19,7 @@ import numpy as np
 
 from ._comm import Comm
 from ._errors import CommTimeoutError, DistributedError
-from ._wait import run
+from ._wait import run, sends_pending
 
 __all__ = ["NcclComm", "nccl_comm", "nccl_module", "reduce_plan", "byte_view", "draw_uid",
            "make_communicator", "POLL_S"]  # fmt: skip
@@ -55,17 +55,12 @@ def nccl_module(fname: str) -> Any:
 class NcclComm:
     """An NCCL communicator over the ranks of a Comm, driving one GPU (``ctx``) here."""
 
-    def __init__(self, comm: Comm, ctx: Any, nccl: Any, handle: Any, *, side: bool = False,
+    def __init__(self, comm: Comm, ctx: Any, nccl: Any, handle: Any, *, side: Any = None,
                  on_poll: Callable[[], None] | None = None) -> None:  # fmt: skip
         self.comm, self.ctx, self.nccl, self.handle = comm, ctx, nccl, handle
-        # Point-to-point pairs run on their own stream, so a receive waiting for its peer never
-        # holds up a send queued after it; the device's stream waits for them (event order).
-        self.side = None
-        if side:
-            import cupy
-
-            with ctx.device:
-                self.side = cupy.cuda.Stream(non_blocking=True)
+        # Point-to-point pairs run on their own stream (``side``), so a receive waiting for its
+        # peer never holds up a send queued after it; the device's stream waits for them.
+        self.side = side
         self.on_poll = on_poll  # called while the host waits (answers clear-to-sends)
 
     def dtype_code(self, name: str) -> int:
@@ -77,15 +72,21 @@ class NcclComm:
     def stream(self) -> int:
         return (self.side or self.ctx.allocator.stream()).ptr
 
-    def launch(self, fname: str, timeout: float | None, calls: Callable[[], None]) -> None:
-        """Queue ``calls()`` (NCCL calls, grouped) on the stream; with a timeout, wait for them."""
+    def launch(self, fname: str, timeout: float | None, calls: Callable[[], None], *,
+               ready: Any = None, join: bool = True) -> Any:  # fmt: skip
+        """Queue ``calls()`` (NCCL calls, grouped) on the stream; with a timeout, wait for them.
+
+        On a pair's own stream the calls first wait for ``ready`` (an event: the data exists;
+        default: all work queued so far), and with ``join`` the device's stream then waits for
+        them. Returns the event marking their end (None where nothing needs it).
+        """
         import cupy
 
         nccl = self.nccl
         main = self.ctx.allocator.stream()
         with self.ctx.device:
             if self.side is not None:
-                self.side.wait_event(main.record())  # the data is ready before NCCL reads it
+                self.side.wait_event(main.record() if ready is None else ready)
             try:
                 nccl.groupStart()
                 try:
@@ -95,25 +96,37 @@ class NcclComm:
             except nccl.NcclError as e:
                 raise self._failed(fname, f"NCCL error: {e}") from e
             if self.side is None and timeout is None:
-                return  # stream-ordered: nothing to wait for on the host
+                return None  # stream-ordered: nothing to wait for on the host
             done = cupy.cuda.Event(block=False, disable_timing=True)
             done.record(self.side or main)
-            if self.side is not None:
+            if self.side is not None and join:
                 main.wait_event(done)  # later kernels (and the pool) see the message finished
             if timeout is not None:
                 self._wait(fname, timeout, done)
+            return done
 
-    def send(self, fname: str, timeout: float | None, x: Any, peer: int) -> None:
+    def send(self, fname: str, timeout: float | None, x: Any, peer: int, **kw: Any) -> Any:
         """Queue the bytes of contiguous ``x`` to ``peer`` (one NCCL send, in its own group)."""
         u8 = self.dtype_code("uint8")
-        self.launch(fname, timeout, lambda: self.handle.send(x.ptr, x.nbytes, u8, peer,
-                                                             self.stream()))  # fmt: skip
 
-    def recv(self, fname: str, timeout: float | None, out: Any, peer: int) -> None:
+        def call() -> None:
+            self.handle.send(x.ptr, x.nbytes, u8, peer, self.stream())
+
+        return self.launch(fname, timeout, call, **kw)
+
+    def recv(self, fname: str, timeout: float | None, out: Any, peer: int) -> Any:
         """Queue receiving ``out.nbytes`` bytes from ``peer`` into contiguous ``out``."""
         u8 = self.dtype_code("uint8")
-        self.launch(fname, timeout, lambda: self.handle.recv(out.ptr, out.nbytes, u8, peer,
-                                                             self.stream()))  # fmt: skip
+
+        def call() -> None:
+            self.handle.recv(out.ptr, out.nbytes, u8, peer, self.stream())
+
+        return self.launch(fname, timeout, call)
+
+    def wait_done(self, fname: str, timeout: float, done: Any) -> None:
+        """Poll ``done`` until the deadline (answering clear-to-sends meanwhile)."""
+        with self.ctx.device:
+            self._wait(fname, timeout, done)
 
     def _wait(self, fname: str, timeout: float, done: Any) -> None:
         deadline = time.monotonic() + timeout
@@ -137,6 +150,12 @@ class NcclComm:
     def _failed(self, fname: str, why: str) -> DistributedError:
         self.comm.mark_broken(f"{fname}: {why}")
         return DistributedError(f"ruda.distributed.{fname}: rank {self.comm.rank}: {why}")
+
+
+def _answer_sends(c: Comm) -> None:
+    # While a collective waits, peers may be waiting for this rank's cuda isends to go out.
+    if sends_pending(c):
+        c.p2p.service()
 
 
 def _gpu_label(ctx: Any) -> str:
@@ -188,7 +207,7 @@ def nccl_comm(c: Comm, ctx: Any, fname: str, timeout: float | None) -> NcclComm:
             raise DistributedError(
                 f"ruda.distributed.{fname}: NCCL initialisation failed on rank {c.rank}: {e}"
             ) from e
-    nc = c.nccl[ctx.index] = NcclComm(c, ctx, nccl, handle)
+    nc = c.nccl[ctx.index] = NcclComm(c, ctx, nccl, handle, on_poll=lambda: _answer_sends(c))
     return nc
 
 

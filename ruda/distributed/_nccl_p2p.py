@@ -35,7 +35,10 @@ class P2P:
     def __init__(self, comm: Comm) -> None:
         self.comm = comm
         self.ids = itertools.count()
-        self.pending: dict[int, dict[int, Any]] = {}  # dest -> id -> contiguous native array
+        # dest -> id -> (contiguous native array, event: its data is ready on the device)
+        self.pending: dict[int, dict[int, tuple[Any, Any]]] = {}
+        # id -> (array, event: its NCCL send is over), until the sender's wait() joins it
+        self.inflight: dict[int, tuple[Any, Any]] = {}
         self.refused: dict[int, str] = {}  # id -> why the receiver refused it
         self.selfmail: dict[int, Any] = {}  # id -> copy, for messages to this rank
         self.pairs: dict[tuple[int, int], NcclComm] = {}  # (sender, receiver) -> 2-rank comm
@@ -48,7 +51,11 @@ class P2P:
         if dest == self.comm.rank:
             self.selfmail[mid] = x.copy()  # the receiver takes it from here: no NCCL to oneself
         else:
-            self.pending.setdefault(dest, {})[mid] = x
+            # The send may be queued much later (when the receiver asks): it waits for this
+            # point of the device's stream only, not for whatever is queued after it.
+            with x.ctx.device:
+                ready = x.ctx.allocator.stream().record()
+            self.pending.setdefault(dest, {})[mid] = (x, ready)
         return mid
 
     def sent(self, dest: int, mid: int) -> bool:
@@ -71,6 +78,14 @@ class P2P:
         why = self.refused.pop(mid, None)
         if why is not None:
             raise MismatchError(f"ruda.distributed.{fname}: {why}")
+        sent = self.inflight.pop(mid, None)
+        if sent is not None:  # MPI's rule: after wait() the buffer may change, so join the send
+            buf, done = sent
+            nc = self.pairs[(self.comm.rank, dest)]
+            if deadline is not None:
+                nc.wait_done(fname, max(deadline - time.monotonic(), 1e-3), done)
+            with buf.ctx.device:
+                buf.ctx.allocator.stream().wait_event(done)
 
     def service(self) -> bool:
         """Answer every clear-to-send that has arrived (queue the NCCL sends); any answered?"""
@@ -84,8 +99,10 @@ class P2P:
                 self.pending[src].pop(-got - 1, None)
                 self.refused[-got - 1] = f"rank {src} refused the message (shape or dtype)"
                 continue
-            buf = self.pending[src].pop(got)
-            self._pair(c.rank, src, buf.ctx, cts, "send", None).send("send", None, buf, 1)
+            buf, ready = self.pending[src].pop(got)
+            nc = self._pair(c.rank, src, buf.ctx, cts, "send", None)
+            done = nc.send("send", None, buf, 1, ready=ready, join=False)
+            self.inflight[got] = (buf, done)
         return answered
 
     # -- receiver -------------------------------------------------------------------------------
@@ -123,6 +140,8 @@ class P2P:
                     f"{nc.ctx.name} before, now {ctx.name}: NCCL binds a rank to one GPU"
                 )
             return nc
+        import cupy
+
         nccl = nccl_module(fname)
         uid = cts[2:].copy()
         me = 0 if self.comm.rank == sender else 1
@@ -131,12 +150,21 @@ class P2P:
         def init() -> None:
             try:
                 with ctx.device:
-                    made.append(make_communicator(nccl, 2, uid, me))
+                    handle = make_communicator(nccl, 2, uid, me)
+                    side = cupy.cuda.Stream(non_blocking=True)
+                    # NCCL connects a pair on its first send/recv, inside a host call that
+                    # blocks until the peer connects too: do that here, off the main thread.
+                    probe = cupy.zeros(8, cupy.uint8)
+                    op = handle.send if me == 0 else handle.recv
+                    op(probe.data.ptr, 1, nccl.NCCL_UINT8, 1 - me, side.ptr)
+                    side.synchronize()
+                made.append((handle, side))
             except Exception as e:  # reported by the waiting thread
                 made.append(e)
 
-        # NCCL's init blocks until the peer joins, and the peer may itself be waiting for one
-        # of our clear-to-sends: initialise on a thread while this one keeps answering them.
+        # NCCL's init and first connection block until the peer joins, and the peer may itself
+        # be waiting for one of our clear-to-sends: set up on a thread while this one keeps
+        # answering them.
         t = threading.Thread(target=init, name="ruda-nccl-init", daemon=True)
         t.start()
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -155,7 +183,8 @@ class P2P:
                 f"ruda.distributed.{fname}: NCCL initialisation failed on rank "
                 f"{self.comm.rank}: {made[0]}"
             ) from made[0]
-        nc = NcclComm(self.comm, ctx, nccl, made[0], side=True, on_poll=self.service)
+        handle, side = made[0]
+        nc = NcclComm(self.comm, ctx, nccl, handle, side=side, on_poll=self.service)
         self.pairs[key] = nc
         return nc
 

@@ -29,7 +29,7 @@ def run(comm: Comm, fname: str, timeout: float | None, name: str, *args: Any) ->
     """``comm.<name>(*args)``; with a timeout, its non-blocking form polled until the deadline."""
     c = comm._mpi
     try:
-        if timeout is None:
+        if timeout is None and not sends_pending(comm):
             return getattr(c, name)(*args)
         req = getattr(c, "I" + name.lower())(*args)
     except mpi().Exception as e:
@@ -42,15 +42,17 @@ def wait_request(comm: Comm, fname: str, req: Any, timeout: float | None, status
     """Complete ``req`` (an mpi4py Request) before the deadline; raise and mark broken if not."""
     MPI = mpi()
     try:
-        if timeout is None:
+        if timeout is None and not sends_pending(comm):
             req.Wait(status)
             return
-        deadline = time.monotonic() + timeout
+        deadline = None if timeout is None else time.monotonic() + timeout
         spins = 0
         while not req.Test(status):
             spins += 1
             if spins & 63 == 0:
-                if time.monotonic() > deadline:
+                if sends_pending(comm):
+                    comm.p2p.service()  # a peer may be waiting on our cuda isend to go out
+                if deadline is not None and time.monotonic() > deadline:
                     break
                 # Ranks may share cores (mpiexec oversubscribes): let the peers run.
                 os.sched_yield() if spins < 100_000 else time.sleep(1e-4)
@@ -64,6 +66,13 @@ def wait_request(comm: Comm, fname: str, req: Any, timeout: float | None, status
         f"ruda.distributed.{fname}: rank {comm.rank} of {comm.size} waited {timeout:g} s for "
         "the other ranks; one may have died, or called a different function"
     )
+
+
+def sends_pending(comm: Comm) -> bool:
+    """Whether this rank has cuda isends whose receivers may ask for the data (see _nccl_p2p):
+    then every wait keeps answering them, as MPI progresses its own sends inside MPI calls."""
+    p = comm.p2p
+    return p is not None and any(p.pending.values())
 
 
 def _mpi_failure(comm: Comm, fname: str, e: Exception) -> DistributedError:

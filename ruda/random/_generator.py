@@ -8,6 +8,7 @@ integers 2 (a 64-bit word), permutation keys 2, bytes 1 per 4 bytes.
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from collections.abc import MutableSequence
@@ -176,7 +177,7 @@ class Generator:
     def _keys(self, n: int, dev: Device) -> Any:
         """A uniformly random permutation of range(n): stable argsort of 64-bit random keys."""
         keys = self._draw(n, 2, 1, lambda w: W.uint64s(w, dev), dev)
-        return dev._ops["argsort"](keys, stable=True)
+        return dev._ops["argsort"](keys, axis=0, stable=True)
 
     def _bounded(self, n: int, r: int, dev: Device, base: int = 0) -> Any:
         """n uint64 ``base + ((x * r) >> 64)`` (mod 2**64), 1 <= r <= 2**64: Lemire's
@@ -222,8 +223,11 @@ class Generator:
         )
         o = dev._ops
         u = self._shaped(self._floats, shape, dtype, dev)
-        span = o["subtract"](p["high"], p["low"])
-        res = o["add"](p["low"], o["multiply"](u, span))
+        lo, hi = p["low"], p["high"]
+        # Two scalars: the span is a host scalar (a device op needs an array operand).
+        scalars = isinstance(lo, np.generic) and isinstance(hi, np.generic)
+        span = hi - lo if scalars else o["subtract"](hi, lo)
+        res = o["add"](lo, o["multiply"](u, span))
         return self._finish(res, shape, dev)
 
     # -- normal and exponential ------------------------------------------------------------
@@ -426,7 +430,7 @@ class Generator:
                 with np.errstate(divide="ignore"):
                     inv = dev.backend.allocator.from_host(1.0 / probs)
                 e = self._draw(n, 2, 1, lambda w: W.exponentials(w, _F64, dev), dev)
-                idx = o["argsort"](o["multiply"](e, inv), stable=True)[:k]
+                idx = o["argsort"](o["multiply"](e, inv), axis=0, stable=True)[:k]
             idx = o["astype"](idx, _I64)
         if arr is None:
             return self._finish(idx, shape, dev)
@@ -515,9 +519,11 @@ class Generator:
 def _fused(dev: Device, op: str) -> Any:
     """The backend's fused op, or None when it has none (then the words path serves)."""
     try:
-        return dev._ops[op]
+        f = dev._ops[op]
     except NotImplementedError:
         return None
+    # A GPU op is told the device (the op row is per kind, not per device).
+    return f if dev.kind == "cpu" else functools.partial(f, device=dev)
 
 
 def _is_int(x: Any) -> bool:

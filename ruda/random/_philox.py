@@ -169,7 +169,9 @@ class Philox:
             cpu_kernel = lookup("random.philox4x32", CPU)
             host = cpu_kernel(self._key, b0, nblocks)[off : off + nwords]
             return dev.backend.allocator.from_host(host)
-        w = kernel(self._key, b0, nblocks)
+        # A GPU kernel is told the device (the op row is per kind, not per device).
+        on = {} if dev.kind == "cpu" else {"device": dev}
+        w = kernel(self._key, b0, nblocks, **on)
         return w if off == 0 and nblocks * 4 == nwords else w[off : off + nwords]
 
     def take(self, nvalues: int, per: int, group: int, dev: Device) -> tuple[Any, int]:

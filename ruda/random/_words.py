@@ -55,7 +55,8 @@ def mulhi64(x: Any, r: Any, dev: Device) -> Any:
     if isinstance(r, np.uint64) and r <= _M32:
         # r < 2**32: x*r = xh*r*2**32 + xl*r, and neither partial product overflows 64 bits.
         return shr(add(mul(xh, r), shr(mul(xl, r), _S32)), _S32)
-    rl, rh = band(r, _M32), shr(r, _S32)
+    # A scalar r splits on the host (a device op needs an array operand).
+    rl, rh = (r & _M32, r >> _S32) if isinstance(r, np.generic) else (band(r, _M32), shr(r, _S32))
     lh, hl = mul(xl, rh), mul(xh, rl)
     mid = add(add(shr(mul(xl, rl), _S32), band(lh, _M32)), band(hl, _M32))
     return add(add(add(mul(xh, rh), shr(lh, _S32)), shr(hl, _S32)), shr(mid, _S32))

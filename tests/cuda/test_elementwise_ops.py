@@ -12,10 +12,10 @@ from tests.gpu.elementwise import *  # noqa: F403  (the shared tests, collected 
 from tests.gpu.elementwise import OPS_BY_NAME
 from tests.helpers import assert_close
 
-# All twelve real dtypes of the standard plus float16 (complex is not rendered yet).
+# All thirteen dtypes of the standard plus float16.
 GPU_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-              "float16", "float32", "float64"]  # fmt: skip
-LAYOUT_DTYPES = ["float32", "int32", "float64", "uint8", "float16"]
+              "float16", "float32", "float64", "complex64", "complex128"]  # fmt: skip
+LAYOUT_DTYPES = ["float32", "int32", "float64", "uint8", "float16", "complex64", "complex128"]
 EDGE_DTYPES = ["float16", "float32", "float64"]
 
 

@@ -116,3 +116,20 @@ def test_dead_or_absent_rank_raises_instead_of_hanging(comm, mode):
         assert f"rank {r}: THEN DistributedError" in out, out + p.stderr
     assert "NO ERROR" not in out
     assert "waited 2 s for the other ranks" in out
+
+
+def test_isend_progresses_inside_other_calls(device, comm, shared_rng):
+    # Rank 1 receives while rank 0 already waits in a barrier: the send must still go out
+    # (MPI progresses it inside MPI calls; cuda sends are answered inside ruda's waits).
+    needs_ranks(comm)
+    datas = per_rank(shared_rng, comm.size, (1000,), "float64")
+    if comm.rank == 0:
+        h = dist.isend(put(datas[0], device), 1)
+        dist.barrier()
+        h.wait()
+    elif comm.rank == 1:
+        got = dist.recv(like=put(datas[1], device), source=0)
+        dist.barrier()
+        assert_close(got, datas[0], device=device)
+    else:
+        dist.barrier()

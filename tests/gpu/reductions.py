@@ -179,8 +179,8 @@ def test_dtype_initial_out(gdev, rng) -> None:
     close(out, reference("sum", f, axis=0), gdev, f)
     with pytest.raises(NotImplementedError):
         ruda.sum(y, where=ruda.asarray(f > 0, device=gdev))
-    with pytest.raises(TypeError):
-        ruda.sum(y, dtype=ruda.complex64)
+    close(ruda.sum(y, dtype=ruda.complex64), numpy.sum(f.astype(numpy.float64)).astype(
+        numpy.complex64), gdev, f, "sum")  # fmt: skip
 
 
 # -- mean, var, std ---------------------------------------------------------------------------
@@ -248,3 +248,69 @@ def test_scan_dtype_and_numpy_forms(gdev, rng) -> None:
     assert_close(ruda.cumulative_sum(e, axis=1, include_initial=True),
                  numpy.zeros((3, 1), numpy.float32), device=gdev)  # fmt: skip
     assert ruda.cumulative_sum(e, axis=1).shape == (3, 0)
+
+
+# -- complex -----------------------------------------------------------------------------------
+def _complex_data(dtype: str, shape: tuple[int, ...], op: str, rng) -> numpy.ndarray:
+    """Random complex values; near the unit circle by 1 for products (finite running products)."""
+    n = int(numpy.prod(shape))
+    if op == "prod":
+        v = numpy.exp(1j * rng.uniform(-0.2, 0.2, n) + rng.uniform(-1e-3, 1e-3, n))
+    else:
+        v = (rng.standard_normal(n) + 1j * rng.standard_normal(n)) * 10
+    return v.reshape(shape).astype(dtype)
+
+
+def _complex_close(got, want: numpy.ndarray, gdev, a: numpy.ndarray, op: str, axis) -> None:
+    """Within a reordered sum's (product's) error bound, relative to the sum of magnitudes."""
+    eps = float(numpy.finfo(want.dtype).eps)
+    mag = numpy.sum(numpy.abs(a.astype(numpy.complex128)), axis=axis)
+    if op in ("prod", "cumprod"):
+        mag = numpy.abs(want) * (a.size / max(numpy.size(want), 1))
+    elif op == "mean":
+        mag = mag / (a.size / max(numpy.size(want), 1))
+    assert_close(got, want, rtol=0, atol=float(16 * eps * numpy.max(mag)), device=gdev)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("op", ["sum", "prod", "mean"])
+def test_complex_reductions(op: str, dtype: str, gdev, rng) -> None:
+    for shape, axes in (((100003,), (None,)), ((37, 129, 5), (None, 0, 1, 2, (0, 2))),
+                        ((3, 1031), (0, 1))):  # fmt: skip
+        a = _complex_data(dtype, shape, op, rng)
+        x = ruda.asarray(a, device=gdev)
+        for axis in axes:
+            want = numpy.asarray(getattr(numpy, op)(a.astype(numpy.complex128), axis=axis))
+            got = getattr(ruda, op)(x, axis=axis)
+            _complex_close(got, want.astype(dtype), gdev, a, op, axis)
+    v = x[::2, ::-3]  # a strided view
+    want = numpy.asarray(getattr(numpy, op)(a[::2, ::-3].astype(numpy.complex128), axis=1))
+    _complex_close(getattr(ruda, op)(v, axis=1), want.astype(dtype), gdev, a[::2, ::-3], op, 1)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_scans(dtype: str, algorithm: str, gdev, rng) -> None:
+    for shape, axis in (((1031,), 0), ((100003,), 0), ((5, 3001), 1), ((301, 5), 0)):
+        for name, ref in (("cumulative_sum", "cumsum"), ("cumulative_prod", "cumprod")):
+            a = _complex_data(dtype, shape, "prod" if ref == "cumprod" else "sum", rng)
+            x = ruda.asarray(a, device=gdev)
+            got = getattr(ruda, name)(x, axis=axis, include_initial=True)
+            want = getattr(numpy, ref)(a.astype(numpy.complex128), axis=axis)
+            pad = [(0, 0)] * a.ndim
+            pad[axis] = (1, 0)
+            want = numpy.pad(want, pad, constant_values=0 if ref == "cumsum" else 1)
+            eps = float(numpy.finfo(dtype).eps)
+            mag = numpy.cumsum(numpy.abs(a.astype(numpy.complex128)), axis=axis).max()
+            if ref == "cumprod":
+                mag = numpy.abs(want).max() * shape[axis]
+            assert_close(got, want.astype(dtype), rtol=0, atol=float(16 * eps * mag),
+                         device=gdev)  # fmt: skip
+
+
+def test_complex_var_and_orderings_are_clear_errors(gdev) -> None:
+    x = ruda.asarray(numpy.array([1 + 2j, 3 - 1j]), device=gdev)
+    with pytest.raises(NotImplementedError, match="ruda.var: complex"):
+        ruda.var(x)
+    for fn in (ruda.max, ruda.min, ruda.argmax):
+        with pytest.raises(TypeError, match=f"ruda.{fn.__name__}: complex"):
+            fn(x)

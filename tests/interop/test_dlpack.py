@@ -134,6 +134,43 @@ def test_max_version_negotiation(device, rng, max_version):
     assert f'"{want}"' in repr(cap), repr(cap)
 
 
+def test_export_to_host(device, rng):
+    """``dl_device=(kDLCPU, 0)`` asks the producer for host memory: a copy off the cpu (an
+    explicit request, so allowed without implicit transfers), refused with ``copy=False``."""
+    a = rng.random((3, 4))
+    x = ruda.asarray(a, device=device)
+    h = numpy.from_dlpack(x, device="cpu")
+    numpy.testing.assert_array_equal(h, a)
+    v = numpy.from_dlpack(x[::2, ::-1], device="cpu")  # a strided view
+    numpy.testing.assert_array_equal(v, a[::2, ::-1])
+    cap = x.__dlpack__(dl_device=(1, 0), max_version=(1, 0))
+    assert '"dltensor_versioned"' in repr(cap)
+    if device == "cpu":
+        assert numpy.shares_memory(numpy.from_dlpack(x, device="cpu", copy=False), x._data)
+        return
+    assert not ruda.get_implicit_transfer()
+    h[0, 0] = -1.0  # a copy: the device array keeps its value
+    assert float(x[0, 0]) == a[0, 0]
+    with pytest.raises(BufferError, match="copy=False"):
+        x.__dlpack__(dl_device=(1, 0), copy=False)
+    with pytest.raises((BufferError, ValueError), match="copy"):
+        numpy.from_dlpack(x, device="cpu", copy=False)
+
+
+def test_wgpu_cannot_export(device, rng):
+    """A WebGPU buffer has no address another library can use: the standard's BufferError,
+    with the way out in the message; __dlpack_device__ still names the device (kDLWebGPU)."""
+    if device.kind != "wgpu":
+        pytest.skip("wgpu only")
+    x = ruda.asarray(rng.random(3), device=device)
+    for kw in ({}, {"max_version": (1, 0)}, {"dl_device": (15, device.index)}, {"copy": True}):
+        with pytest.raises(BufferError, match=r"to_device\('cpu'\).*dl_device=\(1, 0\)"):
+            x.__dlpack__(**kw)
+    with pytest.raises(BufferError):
+        numpy.from_dlpack(x)
+    assert x.__dlpack_device__() == (15, device.index)
+
+
 def test_read_only(rng):
     """A read-only NumPy array stays read-only through DLPack (flag of DLPack 1.0)."""
     a = rng.random(4)

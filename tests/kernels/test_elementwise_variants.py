@@ -113,8 +113,13 @@ def test_tune_family_declares_the_space():
     less = tune.Key("less", ("f32", "f32", "bool"), "contiguous", (4096,))
     assert fam.heuristic(f32, wg) == elementwise.DEFAULTS
     assert any(p["vec"] == 4 for p in fam.candidates(f32, wg))
-    assert not any(p["vec"] > 1 for p in fam.candidates(odd, wg))  # WebGPU: whole vectors
+    # Vectors need aligned operands with whole-vector bindings (the backends pad a contiguous
+    # allocation), whatever n is; a misaligned view gets scalar kernels on both backends.
+    misaligned = tune.Key("add", ("f32", "f32", "f32"), "contiguous-misaligned", (4097,))
+    assert any(p["vec"] == 4 for p in fam.candidates(odd, wg))
     assert any(p["vec"] == 4 for p in fam.candidates(odd, cu))
+    for t in (wg, cu):
+        assert not any(p["vec"] > 1 for p in fam.candidates(misaligned, t))
     for key in (f64, less):
         assert not any(p["vec"] > 1 for p in fam.candidates(key, cu))
     small = tune.Target("wgpu", "test", "test", frozenset(), 256)

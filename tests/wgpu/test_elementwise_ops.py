@@ -10,8 +10,9 @@ import ruda
 from tests.gpu.elementwise import *  # noqa: F403  (the shared tests, collected here)
 from tests.helpers import assert_close
 
-GPU_DTYPES = ["float32", "float64", "int32", "int64", "uint8", "bool", "float16"]
-LAYOUT_DTYPES = ["float32", "int32", "float64"]
+GPU_DTYPES = ["float32", "float64", "int32", "int64", "uint8", "bool", "float16", "complex64",
+              "complex128"]  # fmt: skip
+LAYOUT_DTYPES = ["float32", "int32", "float64", "complex64", "complex128"]
 EDGE_DTYPES = ["float32", "float64"]
 
 

@@ -42,11 +42,11 @@ def unavailable_reason() -> str | None:
 def library_modules() -> list[Any]:
     """The modules whose ``LIBRARY`` dicts make the op table: ops, reductions, scans, searching,
     then every ``library_*.py`` beside them (vendor library calls), in name order."""
-    from . import ops, reductions, scans, searching
+    from . import ops, reductions, scans, searching, sets
 
     found = sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("library_"))
     libs = [importlib.import_module(f"{__name__}.{n}") for n in found]
-    return [ops, reductions, scans, searching, *libs]
+    return [ops, reductions, scans, searching, sets, *libs]
 
 
 class CudaBackend(GpuBackend):
@@ -70,10 +70,10 @@ class CudaBackend(GpuBackend):
         return CudaArray
 
     def supported_dtypes(self) -> tuple[Any, ...]:
-        """The standard's dtypes the kernels handle (complex is not rendered yet)."""
+        """The standard's dtypes the kernels handle: all of them."""
         from ... import _dtypes as dt
 
-        return tuple(d for d in dt.STANDARD if d._np.kind != "c")
+        return tuple(dt.STANDARD)
 
     # -- DLPack: CuPy's ndarray serves as the exported container (a view, no kernel runs) ----
     def dlpack(self, x: Any, *, stream: Any = None, max_version: Any = None,

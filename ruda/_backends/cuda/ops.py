@@ -19,14 +19,15 @@ from typing import Any
 
 import numpy as np
 
-from ..._kernels import elementwise as ew
 from ..._kernels import ir
 from ..._ops import Op
 from ..gpu import kernels, views
 from ..gpu.creation import fill_words
 from ..gpu.layout import bstrides, collapse
-from ..gpu.ops import GpuOps
+from ..gpu.ops import GpuOps, _ElementwiseMaker
+from ..gpu.random import library as random_library
 from ..gpu.strided import span
+from ..gpu.tuning import Tuner, scalar_default
 from . import launcher as _launcher
 from .array import CudaArray
 from .context import context
@@ -58,7 +59,7 @@ class CudaOps(GpuOps):
         chunk, launcher = _launcher.CHUNK, ctx.launcher
         ops = [*ins, out]
         if out.is_contiguous and all(x.shape == shape and x.is_contiguous for x in ins):
-            prog = ctx.compiler.program(make(None))
+            prog = ctx.compiler.program(self.contiguous_kernel(ctx, make, n, ops))
             for start in range(0, n, chunk):
                 m = min(chunk, n - start)
                 ptrs = [x.ptr + start * x.dtype.itemsize for x in ops]
@@ -99,18 +100,32 @@ class CudaOps(GpuOps):
                 params[f"off{tag}"] = (first - lo) // isz
             launcher.launch(prog, ptrs, params, r * inner)
 
+    def contiguous_kernel(self, ctx: Any, make: Any, n: int, ops: list[CudaArray]) -> ir.Kernel:
+        """The contiguous kernel for ``n`` elements: an op-table kernel's tuned variant (vectors
+        only when every pointer is 16-byte aligned), else ``make(None)``."""
+        if not getattr(make, "variants", False):  # a cast or a copy: no variants
+            return make(None)
+        kernel = self.tuner.kernel(ctx, make, n, "contiguous", scalar_default)
+        if kernel.vector_width > 1 and any(x.ptr % 16 for x in ops):
+            kernel = self.tuner.kernel(ctx, make, n, "contiguous-misaligned", scalar_default)
+        return kernel
+
     def make_elementwise(self, op: Op) -> Callable[..., CudaArray]:
-        fast: dict[tuple[Any, ...], Any] = {}  # (operand dtypes, ctx) -> prepared launcher
+        # (operand dtypes, ctx, size class) -> prepared launcher; the size class is the
+        # tuner's shape bucket ((n - 1).bit_length()), whose decision the launcher holds
+        fast: dict[tuple[Any, ...], Any] = {}
         arity, chunk, CA = op.arity, _launcher.CHUNK, CudaArray
         apply, call = self.apply, self.call
 
         def first_call(args: tuple[CudaArray, ...], key: tuple[Any, ...]) -> CudaArray:
             y = apply(op, args)
-            if len(set(key[:-1])) == 1:  # then apply() launched exactly this kernel
+            if len(set(key[:-2])) == 1:  # then apply() launched exactly this kernel
                 ctx = args[0].ctx
-                types = tuple(ir.type_of(d) for d in key[:-1])
-                prog = ctx.compiler.program(ew.build(op.name, types, ir.type_of(y.dtype), None))
-                fast[key] = prepare(ctx, prog, y.dtype, arity)
+                make = _ElementwiseMaker(op.name, tuple(ir.type_of(d) for d in key[:-2]),
+                                         ir.type_of(y.dtype))  # fmt: skip
+                kernel = self.tuner.kernel(ctx, make, args[0].size, "contiguous", scalar_default)
+                if kernel.vector_width == 1:  # vectors need aligned pointers: the full path
+                    fast[key] = prepare(ctx, ctx.compiler.program(kernel), y.dtype, arity)
             return y
 
         def impl(*args: Any, out: Any = None, **kwargs: Any) -> CudaArray:
@@ -121,13 +136,13 @@ class CudaOps(GpuOps):
                     if (type(a) is CA and type(b) is CA and a.shape == b.shape and a.ctx is b.ctx
                             and (a._contig or a.is_contiguous) and (b._contig or b.is_contiguous)
                             and 0 < a.size <= chunk):  # fmt: skip
-                        key = (a.dtype, b.dtype, a.ctx)
+                        key = (a.dtype, b.dtype, a.ctx, (a.size - 1).bit_length())
                         run = fast.get(key)
                         return run(a, b) if run is not None else first_call(args, key)
                 elif arity == 1 and len(args) == 1:
                     a = args[0]
                     if type(a) is CA and (a._contig or a.is_contiguous) and 0 < a.size <= chunk:
-                        key = (a.dtype, a.ctx)
+                        key = (a.dtype, a.ctx, (a.size - 1).bit_length())
                         run = fast.get(key)
                         return run(a) if run is not None else first_call(args, key)
             return call(op, args, out, kwargs)
@@ -198,6 +213,7 @@ def launch_plan(ctx: Any, p: Any, ptrs: dict[str, int]) -> None:
 
 
 OPS = CudaOps()
+OPS.tuner = Tuner(OPS)
 CudaArray.ops = OPS
 context_for, constant, astype, copy, assign = (
     OPS.context_for, OPS.constant, OPS.astype, OPS.copy, OPS.assign
@@ -209,6 +225,6 @@ apply, launch_map, make_elementwise, fill = (
     OPS.fill,
 )
 reshape = views.reshape
-LIBRARY: dict[str, Callable[..., Any]] = OPS.library()
+LIBRARY: dict[str, Callable[..., Any]] = {**OPS.library(), **random_library(OPS)}
 __all__ = ["LIBRARY", "OPS", "CudaOps", "apply", "assign", "astype", "constant", "context_for",
            "copy", "fill", "launch_map", "launch_plan", "make_elementwise", "reshape"]  # fmt: skip

@@ -22,6 +22,8 @@ def fill_words(x: Any, value: Any) -> tuple[int, int, int]:
     """(lo, hi, words): ``value``'s bytes in ``x``'s dtype as the u32 words the fill kernel
     writes (``lo`` on even words, ``hi`` on odd ones) over ``x``'s bytes rounded up to words."""
     raw = np.asarray(value, dtype=x.dtype).tobytes()
+    if len(raw) == 16 and raw[:8] == raw[8:]:  # complex128 with equal parts (zero): 8 bytes
+        raw = raw[:8]
     isz = len(raw)
     word = raw * (4 // isz) if isz < 4 else raw
     lo, hi = struct.unpack("<II", word if isz == 8 else word * 2)
@@ -48,6 +50,10 @@ class CreationOps:
     def astype(self, x: Any, dtype: Any, copy: bool = True, **_: Any) -> Any:
         raise NotImplementedError
 
+    def assign(self, view: Any, value: Any) -> None:
+        """``view[...] = value`` (broadcast, converted)."""
+        raise NotImplementedError
+
     # -- creation --------------------------------------------------------------------------------
     @staticmethod
     def _dtype(ctx: Any, dtype: Any, default: Any, fname: str) -> np.dtype:
@@ -72,7 +78,12 @@ class CreationOps:
             fill_value = fill_value.to_host()[()]
         default = np.asarray(fill_value).dtype if dtype is None else None
         npdt = self._dtype(ctx, dtype, default, "full")
-        return self.fill(ctx.allocator.empty(as_shape(shape), npdt), fill_value)
+        out = ctx.allocator.empty(as_shape(shape), npdt)
+        value = np.asarray(fill_value, dtype=npdt)
+        if npdt.itemsize > 8 and value.real != value.imag:  # a 16-byte pattern: broadcast copy
+            self.assign(out, value[()])
+            return out
+        return self.fill(out, fill_value)
 
     def zeros(
         self, shape: Any, dtype: Any = None, order: str = "C", *, device: Any = None, **_: Any

@@ -19,8 +19,6 @@ def upload_source(ctx: Any, host: Any, dtype: Any, native: type) -> Any:
             )
         return host if dtype is None or np.dtype(dtype) == host.dtype else host.astype(dtype)
     a = np.asarray(host, dtype=dtype)
-    if a.dtype.kind == "c":
-        raise TypeError(f"ruda: complex dtypes are not supported on device {ctx.name} yet")
     if not a.dtype.isnative:
         a = a.astype(a.dtype.newbyteorder("="))
     ctx.check_dtype(a.dtype, "asarray")

@@ -23,8 +23,9 @@ import numpy as np
 from ..._kernels import gather as kg
 from ..._kernels import ir
 from ..._kernels.reduce import Launch, Plan, _cdiv
+from . import chunking
 from .layout import bstrides
-from .strided import basic_index, c_strides, span
+from .strided import basic_index, c_strides, is_basic, span
 
 LIMIT = (1 << 31) - 1  # elements the kernels address with 32-bit math
 MAX_ARRAYS = 6  # index arrays in one key (storage bindings per kernel: these + 2)
@@ -252,6 +253,8 @@ def gather(x: Any, shape: tuple[int, ...], st: tuple[int, ...], bs: tuple[int, .
     if n == 0:
         return out
     src, off = bound(x)
+    if chunking.too_big(ctx, src, out, offs):  # more than one binding: window by window
+        return chunking.gather(x, shape, st, bs, offs, out)
     params = {"n": n, "off": off}
     for d in range(len(shape)):
         params[f"s{d}"], params[f"st{d}"], params[f"bs{d}"] = shape[d], st[d], bs[d]
@@ -304,10 +307,67 @@ def scatter(x: Any, shape: tuple[int, ...], st: tuple[int, ...], bs: tuple[int, 
 # -- __getitem__ / __setitem__ ----------------------------------------------------------------
 def getitem(x: Any, key: Any) -> Any:
     """``x[key]`` for a key with integer or boolean arrays (a new array)."""
+    r = _scalar_bool(x, key)
+    if r is not None:
+        return r
     k = Key(x, key)
     if not k.arrays:  # ints and slices only (lists of them were arrays): a view
         return k.view
     return gather(k.view, k.shape, k.st, k.bs, k.offsets())
+
+
+def _scalar_bool_key(x: Any, key: Any) -> tuple[Any, tuple, int] | None:
+    """(the 0-d boolean, the key with a new axis in its place, that place) when the key's one
+    advanced entry is a 0-d boolean (NumPy: a new axis of length 1 if true, 0 if false)."""
+    items = list(key) if type(key) is tuple else [key]
+    native = x.ops.native
+    flags = [isinstance(k, (bool, np.bool_)) or (isinstance(k, (native, np.ndarray))
+             and k.ndim == 0 and k.dtype == np.bool_) for k in items]  # fmt: skip
+    if sum(flags) != 1 or not all(f or is_basic(k) for f, k in zip(flags, items, strict=True)):
+        return None
+    i = flags.index(True)
+    b = items[i]
+    if isinstance(b, native):
+        upload(x.ctx, x.ops, b, "a boolean index")  # raises if it is on another device
+    elif isinstance(b, np.ndarray):
+        b = b.item()
+    return b, tuple(items[:i] + [None] + items[i + 1 :]), i
+
+
+def _scalar_bool(x: Any, key: Any) -> Any:
+    """``x[key]`` for a 0-d boolean key entry (``_scalar_bool_key``): a copy, or None."""
+    parsed = _scalar_bool_key(x, key)
+    if parsed is None:
+        return None
+    b, vkey, i = parsed
+    v = x[vkey]
+    keep = bool(b.to_host()) if isinstance(b, x.ops.native) else bool(b)  # the result's length
+    if not keep:
+        v = v[(slice(None),) * _new_axis(x, vkey, i) + (slice(0, 0),)]
+    return x.ops.copy(v)
+
+
+def _new_axis(x: Any, vkey: tuple, i: int) -> int:
+    """Where ``vkey[i]`` (a None) lands in ``x[vkey]``: NumPy's own shapes for True and
+    False in its place (on a zero-stride probe, no data) differ exactly there."""
+    probe = np.broadcast_to(np.zeros((), np.int8), x.shape)
+    t = probe[vkey[:i] + (True,) + vkey[i + 1 :]].shape
+    f = probe[vkey[:i] + (False,) + vkey[i + 1 :]].shape
+    return next(d for d in range(len(t)) if t[d] != f[d])
+
+
+def _scalar_bool_set(x: Any, key: Any, value: Any) -> bool:
+    """``x[key] = value`` for a 0-d boolean key entry, without a read-back; False if not one."""
+    parsed = _scalar_bool_key(x, key)
+    if parsed is None:
+        return False
+    b, vkey, _ = parsed
+    view = x[vkey]
+    if isinstance(b, x.ops.native):
+        masked_fill(view, b, value)
+    elif b:
+        x.ops.assign(view, value)
+    return True
 
 
 def _whole_mask(x: Any, key: Any) -> Any:
@@ -322,6 +382,8 @@ def setitem(x: Any, key: Any, value: Any) -> None:
     """``x[key] = value`` for a key with integer or boolean arrays (a scatter)."""
     ops = x.ops
     value = value_of(x, value)
+    if _scalar_bool_set(x, key, value):
+        return
     mask = _whole_mask(x, key)
     if mask is not None and value.size == 1:  # x[mask] = scalar: no count needed
         if mask.ctx is not x.ctx:

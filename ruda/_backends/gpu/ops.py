@@ -18,14 +18,14 @@ from typing import Any
 import numpy as np
 
 from ... import _dtypes as dt
+from ..._kernels import cmath, ir
 from ..._kernels import elementwise as ew
-from ..._kernels import ir
 from ..._ops import Op
 from ..._promotion import promote, with_scalar
 from . import kernels
 from .creation import CreationOps
 
-PY_SCALARS = (builtins.bool, int, float)
+PY_SCALARS = (builtins.bool, int, float, complex)
 _FLOAT_CATEGORIES = ("floating-point", "real floating-point")
 _LOOPS: dict[tuple[str, np.dtype], np.dtype] = {}
 
@@ -75,8 +75,6 @@ def result_dtype(
     for s in scalars:
         r = with_scalar(r, s)
     rn = r._np
-    if rn.kind == "c":
-        raise TypeError(f"complex dtypes are not supported on {kind} yet (got {rn})")
     return rn, loop_dtype(op, rn)
 
 
@@ -194,6 +192,9 @@ class GpuOps(CreationOps):
         if not arr_dtypes:
             raise TypeError(f"{op.name}: expected at least one {kind} array operand")
         rn, result = result_dtype(op, arr_dtypes, scalars, kind)
+        if rn.kind == "c" and op.name not in cmath.OPS:
+            # Note: NumPy orders complex (maximum, ...); the standard defines these for reals.
+            raise TypeError(f"ruda.{op.name}: not defined for complex operands ({rn})")
         ctx.check_dtype(rn, op.name)
         ctx.check_dtype(result, op.name)
         # Operands: constants for scalars; comparisons see both operands in the promoted dtype.

@@ -22,10 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from ..._kernels import ir
+from ..._kernels import ir, tune
 from ..._kernels import reduce as kr
 from ..._ops import OPS
-from . import views
+from . import chunking, views
 
 _NoValue: Any = np._NoValue
 LIMIT = (1 << 31) - 1  # elements a plan indexes with 32-bit math
@@ -83,14 +83,16 @@ class Layout:
                     f"zero-size array to reduction operation {op} which has no identity"
                 )
             return ops.fill(out, _IDENTITY[op])
+        if chunking.too_big(ctx, x):  # more than one binding: tile by tile
+            return chunking.reduce_layout(self, op, out_t, mean)
         in_t = ir.type_of(x.dtype)
         center = mean is not None
         if self.family == "full":
-            p = self.red.plan("full", op, in_t, out_t, self.count, 0, center)
+            p = self.red.plan("full", op, in_t, out_t, self.count, 0, center, ctx)
         elif self.family == "rows":
-            p = self.red.plan("rows", op, in_t, out_t, self.nout, self.count, center)
+            p = self.red.plan("rows", op, in_t, out_t, self.nout, self.count, center, ctx)
         else:
-            p = self.red.plan("cols", op, in_t, out_t, self.count, self.nout, center)
+            p = self.red.plan("cols", op, in_t, out_t, self.count, self.nout, center, ctx)
         arrays = {"x": x, "out": out}
         if center:
             arrays["mean"] = mean
@@ -102,24 +104,48 @@ class Layout:
 
 
 class Reductions:
-    """The reductions of one backend: its ``GpuOps`` and its plan variants (``full``, ``rows``,
-    ``cols``: overrides of the reduce builders' defaults, read at each call)."""
+    """The reductions of one backend: its ``GpuOps`` and its default plan variants (``full``,
+    ``rows``, ``cols``: overrides of the reduce builders' defaults, read at each call, and
+    declared to the tuner as the backend's defaults). A stored tuning decision for a launch's
+    key (``reduce.<layout>``, the op, dtypes and ``(a,)`` or ``(a, b)``) replaces them; a
+    centred pass (var/std) uses the decision of its op's key."""
 
     def __init__(self, ops: Any, variants: dict[str, dict[str, Any]]) -> None:
         self.ops = ops
         self.variants = variants
         self._plans: dict[tuple[Any, ...], kr.Plan] = {}
+        self._decided = tune.hot_memo()  # launch key -> stored decision or None
+        for layout, v in variants.items():
+            tune.set_backend_default(f"reduce.{layout}", ops.kind, v)
 
     # -- plans ---------------------------------------------------------------------------------
     def rows_variant(self, cols: int) -> dict[str, Any]:
         """Threads per row by row length (short rows: a thread or a warp per row)."""
-        tpr = 1 if cols <= 16 else 32 if cols <= 1024 else 256
-        return {"tpr": tpr, **self.variants["rows"]}
+        return {"tpr": tune.threads_per_row(cols), **self.variants["rows"]}
+
+    def variant(self, family: str, op: str, in_t: ir.Type, out_t: ir.Type, a: int, b: int,
+                ctx: Any) -> dict[str, Any]:  # fmt: skip
+        """The tuner's decision for this launch, else the backend's default."""
+        hk = (family, op, in_t, out_t, a, b, ctx)
+        v = self._decided.get(hk, False)
+        if v is False:
+            shape = (a,) if family == "full" else (a, b)
+            key = tune.Key(op, (in_t.name, out_t.name), family, shape)
+            if len(self._decided) > 4096:  # many shapes: start over
+                self._decided.clear()
+            v = self._decided[hk] = self.ops.tuner.decision(f"reduce.{family}", key, ctx)
+        if v is not None:
+            return v
+        return self.rows_variant(b) if family == "rows" else self.variants[family]
 
     def plan(self, family: str, op: str, in_t: ir.Type, out_t: ir.Type, a: int, b: int,
-             center: bool) -> kr.Plan:  # fmt: skip
-        """The plan (cached) of ``family`` over ``a`` (x ``b``) elements."""
-        v = self.rows_variant(b) if family == "rows" else self.variants[family]
+             center: bool, ctx: Any = None) -> kr.Plan:  # fmt: skip
+        """The plan (cached) of ``family`` over ``a`` (x ``b``) elements on ``ctx``'s device
+        (None: the backend's default variant, no tuning)."""
+        if ctx is None:
+            v = self.rows_variant(b) if family == "rows" else self.variants[family]
+        else:
+            v = self.variant(family, op, in_t, out_t, a, b, ctx)
         key = (family, op, in_t, out_t, a, b, center, tuple(sorted(v.items())))
         p = self._plans.get(key)
         if p is None:
@@ -164,13 +190,13 @@ class Reductions:
         """(result dtype, accumulation dtype): NumPy's (float16 accumulates in float32)."""
         if dtype is not None:
             res = np.dtype(dtype)
-        elif x.dtype.kind == "f":
+        elif x.dtype.kind in "fc":
             res = x.dtype
         else:
             res = np.dtype(np.float64)
         x.ctx.check_dtype(res, fname)
         acc = np.dtype(np.float32) if res == np.float16 else res
-        if acc.kind != "f":
+        if acc.kind not in "fc":
             acc = np.dtype(np.float64)  # an integer dtype=: computed in float64, then converted
         return res, acc
 

@@ -13,25 +13,42 @@ from typing import Any
 
 import numpy as np
 
-from ..._kernels import ir
+from ..._kernels import ir, tune
 from ..._kernels import reduce as kr
 from ..._kernels import scan as ks
+from . import chunking
 from .reductions import LIMIT
 
 _OP = {"cumulative_sum": "sum", "cumulative_prod": "prod", "cumsum": "sum", "cumprod": "prod"}
 
 
 class Scans:
-    """The scans of one backend: its ``GpuOps`` and its scan variant (read at each call)."""
+    """The scans of one backend: its ``GpuOps`` and its default scan variant (read at each
+    call, and declared to the tuner as the backend's default). A stored tuning decision for a
+    launch's key (``scan``, ``cumulative_sum``/``cumulative_prod``, dtypes, ``(rows, n)``)
+    replaces it."""
 
     def __init__(self, ops: Any, variant: dict[str, Any]) -> None:
         self.ops = ops
         self.variant = variant
         self._plans: dict[tuple[Any, ...], Any] = {}
+        self._decided = tune.hot_memo()  # launch key -> stored decision or None
+        tune.set_backend_default("scan", ops.kind, variant)
 
     def plan(self, op: str, in_t: ir.Type, out_t: ir.Type, rows: int, n: int,
-             initial: bool) -> Any:  # fmt: skip
-        v = dict(self.variant)
+             initial: bool, ctx: Any = None) -> Any:  # fmt: skip
+        """The plan (cached) of the ``[rows, n]`` scan on ``ctx``'s device (None: the
+        backend's default variant, no tuning)."""
+        v = None
+        if ctx is not None:
+            hk = (op, in_t, out_t, rows, n, ctx)
+            v = self._decided.get(hk, False)
+            if v is False:
+                key = tune.Key(f"cumulative_{op}", (in_t.name, out_t.name), "rows", (rows, n))
+                if len(self._decided) > 4096:  # many shapes: start over
+                    self._decided.clear()
+                v = self._decided[hk] = self.ops.tuner.decision("scan", key, ctx)
+        v = dict(self.variant if v is None else v)
         key = (op, in_t, out_t, rows, n, initial, tuple(sorted(v.items())))
         p = self._plans.get(key)
         if p is None:
@@ -71,8 +88,10 @@ class Scans:
         if rows and m:
             if n == 0:  # include_initial of an empty axis: the identity alone
                 ops.fill(y, 0 if op == "sum" else 1)
+            elif chunking.too_big(ctx, xt, y):  # more than one binding: tile by tile
+                chunking.scan_layout(self, op, xt, y, out_t, initial)
             else:
-                p = self.plan(op, in_t, out_t, rows, n, initial)
+                p = self.plan(op, in_t, out_t, rows, n, initial, ctx)
                 ops.run_plan(ctx, p, {"x": xt, "out": y})
         if axis == nd - 1:
             return y

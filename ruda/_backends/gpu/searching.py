@@ -24,6 +24,7 @@ import numpy as np
 from ..._kernels import argreduce as ka
 from ..._kernels import gather as kg
 from ..._kernels import ir
+from . import chunking
 from .indexing import LIMIT, bound, launch
 
 
@@ -61,15 +62,12 @@ class Searching:
             rows = x.size // cols
             shape = tuple(1 if d == axis else n for d, n in enumerate(x.shape)) if keepdims \
                 else tuple(n for d, n in enumerate(x.shape) if d != axis)  # fmt: skip
-        in_t = ir.type_of(x.dtype)
-        key = (op, in_t, rows, cols)
-        p = self._plans.get(key)
-        if p is None:
-            if len(self._plans) > 256:
-                self._plans.clear()
-            p = self._plans[key] = ka.plan(op, in_t, rows, cols)
-        r = ctx.allocator.empty((rows,), np.int64)
-        ops.run_plan(ctx, p, {"x": xt.reshape(-1), "out": r})
+        if chunking.too_big(ctx, xt):  # more than one binding: tile by tile
+            r = chunking.arg_layout(self, op, xt, rows, cols)
+        else:
+            r = ctx.allocator.empty((rows,), np.int64)
+            ops.run_plan(ctx, self.plan(op, ir.type_of(x.dtype), rows, cols),
+                         {"x": xt.reshape(-1), "out": r})  # fmt: skip
         r = r.reshape(shape)
         if out is None:
             return r
@@ -77,6 +75,16 @@ class Searching:
             raise ValueError(f"out must be an array of shape {r.shape} on {ctx.name}")
         ops.assign(out, r)
         return out
+
+    def plan(self, op: str, in_t: ir.Type, rows: int, cols: int) -> Any:
+        """The (cached) argreduce plan of ``op`` over ``[rows, cols]``."""
+        key = (op, in_t, rows, cols)
+        p = self._plans.get(key)
+        if p is None:
+            if len(self._plans) > 256:
+                self._plans.clear()
+            p = self._plans[key] = ka.plan(op, in_t, rows, cols)
+        return p
 
     def argmax(self, x: Any, axis: Any = None, out: Any = None, *, keepdims: bool = False) -> Any:
         return self.arg("argmax", x, axis, out, keepdims=keepdims)

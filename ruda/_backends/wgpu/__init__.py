@@ -43,10 +43,21 @@ class WgpuBackend(GpuBackend):
     kind = "wgpu"
 
     def __init__(self) -> None:
-        from . import ops, reductions, scans, searching
+        from . import (
+            compose,
+            fft,
+            linalg_decomp,
+            linalg_products,
+            ops,
+            reductions,
+            scans,
+            searching,
+            sorting,
+        )
         from .context import context
 
-        super().__init__(context, [ops, reductions, scans, searching])
+        super().__init__(context, [ops, reductions, scans, searching, sorting, linalg_products,
+                                   linalg_decomp, fft, compose])
         self._ops = ops
 
     def elementwise(self, entry: Any) -> Callable[..., Any]:
@@ -62,9 +73,7 @@ class WgpuBackend(GpuBackend):
         from ... import _dtypes as dt
 
         ctx = self.ctx
-        return tuple(
-            d for d in dt.STANDARD if d._np.kind != "c" and ctx.missing_feature(d._np) is None
-        )
+        return tuple(d for d in dt.STANDARD if ctx.missing_feature(d._np) is None)
 
 
 def make_backend() -> Backend:

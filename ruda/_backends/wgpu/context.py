@@ -25,6 +25,7 @@ DTYPE_FEATURE = {
     "bool": "", "int8": "", "int16": "", "int32": "", "uint8": "", "uint16": "", "uint32": "",
     "float32": "", "float16": "shader-f16", "float64": "shader-f64",
     "int64": "shader-int64", "uint64": "shader-int64",
+    "complex64": "", "complex128": "shader-f64",  # vec2<f32>, vec2<f64>
 }  # fmt: skip
 
 

@@ -6,6 +6,10 @@ when every operand is dense with the output's shape and aligned, its vectorised 
 they are also all 32-bit and large, else the strided kernel of the collapsed rank, over whole
 bindings), the word fill and arange launches, and running reduce and
 scan plans over named buffers. This module exports one ``WgpuOps``'s bound methods.
+
+Operands larger than one binding (``max-storage-buffer-binding-size``) run in several launches:
+contiguous ones in aligned chunks, strided ones in pieces (``gpu.chunking.pieces``) that each
+bind a window of every operand with element offsets into it; fills and aranges in chunks.
 """
 
 from __future__ import annotations
@@ -14,20 +18,30 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from ..._kernels import elementwise as ew
-from ..._kernels import ir
-from ..gpu import kernels
+from ..._kernels import ir, tune
+from ..gpu import chunking, kernels
 from ..gpu.creation import fill_words
 from ..gpu.layout import bstrides, collapse
 from ..gpu.ops import GpuOps
-from ..gpu.strided import span
+from ..gpu.random import library as random_library
+from ..gpu.tuning import Tuner, vectorizable
 from .array import WgpuArray
 from .context import context
 
-# The contiguous variant for 32-bit operands of at least VECTOR_MIN elements at 16-byte aligned
-# offsets. Issue 5's tuner will own this choice; until then, lavapipe's best of a quick sweep.
+# The default contiguous variant for 32-bit operands of at least VECTOR_MIN elements at 16-byte
+# aligned offsets (lavapipe's best of a quick sweep); a stored tuning decision replaces it.
 VECTOR_VARIANT: dict[str, Any] = {"vec": 4, "ipt": 2}
 VECTOR_MIN = 4096
+
+
+def default_variant(key: tune.Key) -> dict[str, Any]:
+    """The elementwise variant launched without a tuning decision (the tuner's baseline)."""
+    if key.layout == "contiguous" and key.shape[0] >= VECTOR_MIN and vectorizable(key):
+        return VECTOR_VARIANT
+    return {}
+
+
+tune.set_backend_default("elementwise", "wgpu", default_variant)
 
 
 class WgpuOps(GpuOps):
@@ -45,26 +59,23 @@ class WgpuOps(GpuOps):
         shape, n = out.shape, out.size
         if n == 0:
             return
-        launcher, align, max_bind = ctx.launcher, ctx.storage_align, ctx.max_binding
+        launcher, align, max_bind = ctx.launcher, ctx.storage_align, chunking.limit_of(ctx)
         alias = tuple(k for k, x in enumerate(ins) if x.shares_memory(out))
         dense = out.is_contiguous and all(x.shape == shape and x.is_contiguous for x in ins)
         ops = [*ins, out]
         if dense and all(x.offset % align == 0 for x in ops):
-            kernel = make(None)
-            # 32-bit operands whose bindings can span whole 16-byte vectors (pool blocks are
-            # multiples of 256 bytes, so rounding a binding up stays inside its block)
-            if (
-                n >= VECTOR_MIN
-                and getattr(make, "variants", False)  # an op-table kernel (not a cast or a fill)
-                and ew.vectorizable(make.in_types, make.out_type)
-                and all(
-                    x.dtype.itemsize == 4
-                    and x.offset % 16 == 0
-                    and (x.block.size - x.offset) % 16 == 0
-                    for x in ops
-                )
-            ):
-                kernel = make(None, **VECTOR_VARIANT)
+            if getattr(make, "variants", False):  # an op-table kernel: the tuner's variant
+                kernel = self.tuner.kernel(ctx, make, n, "contiguous", default_variant)
+                # vectors need each binding to span whole 16-byte vectors (pool blocks are
+                # multiples of 256 bytes, so rounding a binding up stays inside its block)
+                if kernel.vector_width > 1 and not all(
+                    x.offset % 16 == 0 and (x.block.size - x.offset) % 16 == 0 for x in ops
+                ):
+                    kernel = self.tuner.kernel(
+                        ctx, make, n, "contiguous-misaligned", default_variant
+                    )
+            else:
+                kernel = make(None)
             if alias:  # WebGPU forbids read-only and read-write bindings of one buffer
                 kernel = _with_alias(kernel, alias)
             if kernel.vector_width > 1:
@@ -72,7 +83,8 @@ class WgpuOps(GpuOps):
             prog = ctx.compiler.program(kernel)
             step = 4 * kernel.vector_width - 1  # binding sizes: whole words, or whole vectors
             widest = max(x.dtype.itemsize for x in ops)
-            chunk = n if n * widest <= max_bind else (max_bind // widest) // 1024 * 1024
+            # chunks start at aligned bytes of every operand (and whole u32 words of packed ones)
+            chunk = n if n * widest <= max_bind else max(align, max_bind // widest // align * align)
             for start in range(0, n, chunk):
                 m = min(chunk, n - start)
                 binds = []
@@ -84,31 +96,44 @@ class WgpuOps(GpuOps):
             return
         if alias:
             make = _aliased(make, alias)
-        if dense:  # unaligned offsets: the flat strided kernel takes them as parameters
-            cshape: tuple[int, ...] = (n,)
-            cstr = [(1,)] * len(ops)
-        else:
-            cshape, cstr = collapse(shape, [*(bstrides(x, shape) for x in ins), out._strides])
-        nd = len(cshape)
-        prog = ctx.compiler.program(make(nd))
+        # the strided kernel of the collapsed rank; inputs as views broadcast to the output
+        views = [*(x.view_of(x.offset, shape, bstrides(x, shape)) for x in ins), out]
+        if all(x.block.size <= max_bind for x in views):
+            self._launch_strided(ctx, make, views, False)
+            return
+        # a buffer larger than one binding: bind windows, pieces whose windows fit
+        for piece in chunking.pieces(views, max_bind, align):
+            self._launch_strided(ctx, make, piece, True)
+
+    def _launch_strided(
+        self, ctx: Any, make: Callable[[int | None], ir.Kernel], views: list[Any], windowed: bool
+    ) -> None:
+        """One launch of the strided kernel over ``views`` (inputs, then the output; one shape):
+        whole buffers bound, or (``windowed``) each view's aligned window with offsets into it."""
+        out = views[-1]
+        n = out.size
+        if n == 0:
+            return
+        cshape, cstr = collapse(out.shape, [x._strides for x in views])
+        prog = ctx.compiler.program(make(len(cshape)))
         params: dict[str, Any] = {"n": n}
         for d, s in enumerate(cshape):
             params[f"s{d}"] = s
         binds = []
-        for k, (x, st) in enumerate(zip(ops, cstr, strict=True)):
-            is_out = k == len(ins)
+        last = len(views) - 1
+        for k, (x, st) in enumerate(zip(views, cstr, strict=True)):
             for d, s in enumerate(st):
-                params[f"sto_{d}" if is_out else f"st{k}_{d}"] = s
-            params["offo" if is_out else f"off{k}"] = x.elem_offset
-            lo, hi = span(x.offset, cshape, st, x.dtype.itemsize)
-            if hi > max_bind:
-                raise NotImplementedError(
-                    f"a strided operand reaching byte {hi} exceeds the largest binding of "
-                    f"{ctx.name} ({max_bind} bytes); chunked strided bindings are not "
-                    "implemented yet"
-                )
-            binds.append((x.block.buffer, 0, min(x.block.size, max_bind)))
-        launcher.launch(prog, binds, params, n)
+                params[f"sto_{d}" if k == last else f"st{k}_{d}"] = s
+            if windowed:
+                lo, hi = chunking.window(x, ctx.storage_align)
+                size = min((hi - lo + 3) & ~3, x.block.size - lo)
+                binds.append((x.block.buffer, lo, max(size, 4)))
+                off = (x.offset - lo) // x.dtype.itemsize
+            else:
+                binds.append((x.block.buffer, 0, min(x.block.size, ctx.max_binding)))
+                off = x.elem_offset
+            params["offo" if k == last else f"off{k}"] = off
+        ctx.launcher.launch(prog, binds, params, n)
 
     # -- creation launches --------------------------------------------------------------------
     def fill(self, x: WgpuArray, value: Any) -> WgpuArray:
@@ -118,19 +143,31 @@ class WgpuOps(GpuOps):
         lo, hi, nwords = fill_words(x, value)
         ctx = x.ctx
         prog = ctx.compiler.program(kernels.fill_words())
-        ctx.launcher.launch(
-            prog, [(x.block.buffer, 0, nwords * 4)], {"n": nwords, "lo": lo, "hi": hi}, nwords
-        )
+        step = _chunk(ctx, nwords, 4)  # an even number of words: lo/hi keep their parity
+        for w0 in range(0, nwords, step):
+            m = min(step, nwords - w0)
+            ctx.launcher.launch(
+                prog, [(x.block.buffer, w0 * 4, m * 4)], {"n": m, "lo": lo, "hi": hi}, m
+            )
         return x
 
     def arange_into(self, out: WgpuArray, start: Any, step: Any) -> None:
         ctx, n, work = out.ctx, out.size, out.dtype
         prog = ctx.compiler.program(kernels.arange(ir.type_of(work)))
         cast = float if work.kind == "f" else int
-        ctx.launcher.launch(
-            prog, [(out.block.buffer, 0, (out.nbytes + 3) & ~3)],
-            {"n": n, "start": cast(start), "step": cast(step)}, n,
-        )  # fmt: skip
+        isz = work.itemsize
+        chunk = _chunk(ctx, n, isz)
+        for i0 in range(0, n, chunk):  # each chunk starts at its own first value
+            m = min(chunk, n - i0)
+            first = cast(start) + i0 * cast(step)
+            if work.kind in "iu":  # wrapped to the integer type, as the kernel's sum wraps
+                bits = 8 * isz
+                first %= 1 << bits
+                first -= (1 << bits) if work.kind == "i" and first >> (bits - 1) else 0
+            ctx.launcher.launch(
+                prog, [(out.block.buffer, i0 * isz, (m * isz + 3) & ~3)],
+                {"n": m, "start": first, "step": cast(step)}, m,
+            )  # fmt: skip
 
     # -- reduce and scan plans ------------------------------------------------------------------
     def plan_ready(self, x: WgpuArray) -> bool:
@@ -139,24 +176,39 @@ class WgpuOps(GpuOps):
 
     def run_plan(self, ctx: Any, p: Any, arrays: dict[str, WgpuArray]) -> None:
         """Queue ``p``'s launches in order over ``arrays`` (by name) and its temps (zero-filled)."""
+        max_bind = chunking.limit_of(ctx)
+        for x in arrays.values():
+            if x.nbytes > max_bind:
+                raise NotImplementedError(
+                    f"ruda: {p.launches[0].kernel.name if p.launches else 'a plan'} over an "
+                    f"operand of {x.nbytes} bytes exceeds the largest binding of {ctx.name} "
+                    f"({max_bind} bytes) and is not split into chunks yet"
+                )
         arrays = dict(arrays)
         for name, (t, count) in p.temps.items():
             arrays[name] = self.fill(ctx.allocator.empty((count,), ir.numpy_of(t)), 0)
-        max_bind = ctx.max_binding
-        binds = {}
-        for name, x in arrays.items():
-            if x.nbytes > max_bind:
-                raise NotImplementedError(
-                    f"ruda: a reduction over {x.nbytes} bytes exceeds the largest binding of "
-                    f"{ctx.name} ({max_bind} bytes); chunked reductions are not implemented yet"
-                )
-            binds[name] = (x.block.buffer, x.offset, min(x.block.size - x.offset, max_bind))
+        # the adapter's own limit: a plan's temporaries are a fraction of its operands
+        hard = ctx.limits.get("max-storage-buffer-binding-size", max_bind) // 4 * 4
+        binds = {
+            name: (x.block.buffer, x.offset, min(x.block.size - x.offset, hard))
+            for name, x in arrays.items()
+        }
         compiler, launcher = ctx.compiler, ctx.launcher
         for launch in p.launches:
             prog = compiler.program(launch.kernel)
             params = dict(zip(prog.param_names, launch.params, strict=True))
             bindings = [binds[n] for n in launch.buffers]
             launcher.launch_grid(prog, bindings, params, launch.grid[:2])
+
+
+def _chunk(ctx: Any, n: int, isz: int) -> int:
+    """Elements of ``isz`` bytes per launch over a contiguous array of ``n``: all of them when
+    they fit one binding, else the most that do from an aligned start."""
+    limit = chunking.limit_of(ctx)
+    if n * isz <= limit:
+        return n
+    align = ctx.storage_align
+    return max(align // isz, limit // align * align // isz)
 
 
 _ALIASED: dict[tuple[int, tuple[int, ...]], tuple[ir.Kernel, ir.Kernel]] = {}
@@ -182,9 +234,10 @@ def _aliased(make: Callable[[int | None], ir.Kernel], alias: tuple[int, ...]) ->
 
 
 OPS = WgpuOps()
+OPS.tuner = Tuner(OPS)
 WgpuArray.ops = OPS
 apply, assign, astype, copy, make_elementwise = (
     OPS.apply, OPS.assign, OPS.astype, OPS.copy, OPS.make_elementwise
 )  # fmt: skip
-LIBRARY: dict[str, Callable[..., Any]] = OPS.library()
+LIBRARY: dict[str, Callable[..., Any]] = {**OPS.library(), **random_library(OPS)}
 __all__ = ["LIBRARY", "OPS", "WgpuOps", "apply", "assign", "astype", "copy", "make_elementwise"]

@@ -3,7 +3,8 @@
 The layouts, plans, axis handling and result dtypes are the shared ``gpu.reductions``; a
 plan's launches are recorded in the current batch over whole-buffer bindings and zero-filled
 pooled temporaries (``ops.WgpuOps.run_plan``). An input at an offset the adapter cannot bind
-(``min-storage-buffer-offset-alignment``) is copied first.
+(``min-storage-buffer-offset-alignment``) is copied first; one larger than a binding is
+reduced tile by tile and its partials combined (``gpu.chunking``).
 """
 
 from __future__ import annotations

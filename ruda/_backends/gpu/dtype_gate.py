@@ -1,0 +1,58 @@
+"""Which GPU library functions take complex arrays: the rest raise a clear error up front.
+
+Complex arrays live on both GPU backends (``vec2<f32>``/``float2`` elements, NumPy's bytes);
+elementwise functions, sums, products, means, scans, casts, creation, indexing and the
+manipulation functions handle them by element size. Functions the standard defines for real
+dtypes only (orderings) raise TypeError, and those not written for complex yet raise
+NotImplementedError, both naming the function, rather than failing inside a kernel.
+
+    >>> from ruda._backends.gpu.dtype_gate import REAL_ONLY
+    >>> "sort" in REAL_ONLY
+    True
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+# Note: NumPy orders complex numbers lexicographically; the standard defines these for real
+# dtypes only, and so does ruda on GPU devices.
+REAL_ONLY = frozenset("max min amax amin argmax argmin sort argsort searchsorted clip".split())
+# Defined for complex by the standard (or NumPy), not written for it on GPU devices yet.
+NOT_YET = frozenset("var std unique_all unique_counts unique_inverse unique_values".split())
+
+
+def _complex_arg(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    for a in (*args, *kwargs.values()):
+        dtype = getattr(a, "dtype", None)
+        if dtype is not None and getattr(dtype, "kind", "") == "c":
+            return a
+    return None
+
+
+def guard(name: str, fn: Callable[..., Any], kind: str) -> Callable[..., Any]:
+    """``fn`` raising a ``ruda.<name>:`` error when an argument is a complex array."""
+    if name not in REAL_ONLY and name not in NOT_YET:
+        return fn
+
+    @functools.wraps(fn)
+    def impl(*args: Any, **kwargs: Any) -> Any:
+        x = _complex_arg(args, kwargs)
+        if x is not None:
+            if name in REAL_ONLY:
+                raise TypeError(f"ruda.{name}: complex input ({x.dtype}) has no order; "
+                                f"{name} is defined for real dtypes")  # fmt: skip
+            raise NotImplementedError(f"ruda.{name}: complex input ({x.dtype}) is not "
+                                      f"implemented on device kind {kind!r} yet")  # fmt: skip
+        return fn(*args, **kwargs)
+
+    return impl
+
+
+def guard_library(library: dict[str, Callable[..., Any]], kind: str) -> None:
+    """Wrap the gated functions of a backend's library in place."""
+    for name in REAL_ONLY | NOT_YET:
+        if name in library:
+            library[name] = guard(name, library[name], kind)

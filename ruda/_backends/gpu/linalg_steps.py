@@ -1,0 +1,170 @@
+"""The multi-dispatch path of the GPU linalg ops (large matrices): the step kernels of
+``ruda._kernels.linalg_steps`` and ``linalg_jacobi_steps`` queued in order on a ``Plans``.
+
+Cholesky, LU and QR queue one panel launch and one update launch per column step; the LU solve
+one launch per substitution step. Jacobi queues a sweep as rounds of three or four launches
+and a convergence check; sweeps go in chunks of ``CHUNK``, after each of which the host reads
+the per-matrix ``done`` flags (set on the device) to learn whether to queue more.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..._kernels import ir
+from ..._kernels import linalg_common as lc
+from ..._kernels import linalg_jacobi_steps as kjs
+from ..._kernels import linalg_steps as ks
+
+CHUNK = 2  # Jacobi sweeps queued between reads of the done flags
+MULTI_MIN = 256  # matrices this large take the multi-dispatch path on every device
+
+
+def _t(x: Any) -> ir.Type:
+    return ir.type_of(x.dtype)
+
+
+def _tiled(
+    p: Any, kernel: ir.Kernel, arrays: dict[str, Any], batch: int, count: int, *params: int
+) -> None:
+    tl = ks.tiles(count)
+    if count > 0:
+        p.add(kernel, arrays, (batch, tl, *params), batch * tl)
+
+
+def potrf(p: Any, a: Any, info: Any, upper: bool) -> None:
+    batch, n, t = math.prod(a.shape[:-2]), a.shape[-1], _t(a)
+    for k in range(n):
+        p.add(ks.potrf_panel(t, upper), {"a": a, "info": info}, (batch, n, k), batch)
+        _tiled(p, ks.potrf_update(t, upper), {"a": a}, batch, (n - k - 1) ** 2, n, k)
+    _tiled(p, ks.zero_triangle(t, upper), {"a": a}, batch, n * n, n)
+
+
+def getrf(p: Any, a: Any, piv: Any, info: Any) -> None:
+    batch, n, t = math.prod(a.shape[:-2]), a.shape[-1], _t(a)
+    for k in range(n):
+        p.add(ks.getrf_panel(t), {"a": a, "piv": piv, "info": info}, (batch, n, k), batch)
+        _tiled(p, ks.getrf_update(t), {"a": a}, batch, (n - k - 1) ** 2, n, k)
+
+
+def getrs(p: Any, a: Any, piv: Any, x: Any, eye: bool) -> None:
+    batch, n, t = math.prod(a.shape[:-2]), a.shape[-1], _t(a)
+    k = x.shape[-1]
+    p.add(ks.getrs_swap(t, eye), {"piv": piv, "x": x}, (batch, n, k), batch)
+    arrays = {"a": a, "x": x}
+    for j in range(n - 1):
+        _tiled(p, ks.getrs_update(t, True), arrays, batch, (n - j - 1) * k, n, k, j)
+    for j in range(n - 1, 0, -1):
+        _tiled(p, ks.getrs_update(t, False), arrays, batch, j * k, n, k, j)
+    _tiled(p, ks.getrs_scale(t), arrays, batch, n * k, n, k)
+
+
+def geqrf(p: Any, a: Any, v: Any, beta: Any) -> None:
+    batch, t = math.prod(a.shape[:-2]), _t(a)
+    m, n = a.shape[-2:]
+    kmax = min(m, n)
+    for k in range(kmax):
+        p.add(ks.geqrf_panel(t), {"a": a, "v": v, "beta": beta}, (batch, m, n, k), batch)
+        _tiled(
+            p, ks.reflect(t), {"v": v, "beta": beta, "x": a}, batch, n - k - 1, m, n, kmax, k, k + 1
+        )
+
+
+def orgqr(p: Any, v: Any, beta: Any, q: Any) -> None:
+    batch, t = math.prod(q.shape[:-2]), _t(q)
+    m, qc = q.shape[-2:]
+    kmax = v.shape[-1]
+    _tiled(p, ks.identity(t), {"x": q}, batch, m * qc, m, qc)
+    for k in range(kmax - 1, -1, -1):
+        _tiled(p, ks.reflect(t), {"v": v, "beta": beta, "x": q}, batch, qc, m, qc, kmax, k, 0)
+
+
+def _sweeps(p: Any, ctx: Any, done: Any, sweep: Any) -> None:
+    """Run ``sweep()``s in chunks until every matrix is done or MAX_SWEEPS were queued."""
+    queued = 0
+    while queued < lc.MAX_SWEEPS:
+        for _ in range(CHUNK):
+            sweep()
+        queued += CHUNK
+        p.run(ctx)
+        if done.to_host().all():  # flags set on the device: one small read per chunk
+            return
+
+
+def _round(
+    p: Any,
+    svd: bool,
+    scratch: dict[str, Any],
+    targets: list[tuple[Any, bool, bool]],
+    batch: int,
+    m: int,
+    n: int,
+    r: int,
+) -> None:
+    """Queue round ``r``: the pairs' rotations from ``scratch['a']`` (m x n), then applied to
+    each (matrix, rows, zero) of ``targets`` (``rotate``'s variants)."""
+    t, n2 = _t(scratch["a"]), n + n % 2
+    _tiled(p, kjs.pair_rotations(t, svd), scratch, batch, n2 // 2, m, n, n2, r)
+    common = {"rot": scratch["rot"], "done": scratch["done"]}
+    for x, rows, zero in targets:
+        length = x.shape[-2]
+        _tiled(
+            p,
+            kjs.rotate(t, rows, zero),
+            {"x": x, **common},
+            batch,
+            n2 // 2 * length,
+            length,
+            n,
+            n2,
+            r,
+        )
+
+
+def syevj(p: Any, ctx: Any, arrays: dict[str, Any], upper: bool, vectors: bool) -> None:
+    """Queue eigh of the stack ``arrays['a']`` (the single kernel's buffers)."""
+    a, v = arrays["a"], arrays["v"]
+    batch, n, t = math.prod(a.shape[:-2]), a.shape[-1], _t(a)
+    n2 = n + n % 2
+    done = p.ops.fill(ctx.allocator.empty((batch,), np.uint32), 0)
+    rotated = ctx.allocator.empty((1,), np.uint32)  # bound, unused by eigh's rotations
+    p.add(kjs.eig_begin(t, upper, vectors), {"a": a, "v": v}, (batch, n), batch)
+    p.add(kjs.eig_check(t), {"a": a, "done": done}, (batch, n), batch)
+    scratch = {"a": a, "rot": arrays["rot"], "done": done, "rotated": rotated}
+    targets = [(a, True, False), (a, False, True)] + ([(v, False, False)] if vectors else [])
+
+    def sweep() -> None:
+        for r in range(n2 - 1):
+            _round(p, False, scratch, targets, batch, n, n, r)
+        p.add(kjs.eig_check(t), {"a": a, "done": done}, (batch, n), batch)
+
+    _sweeps(p, ctx, done, sweep)
+    p.add(kjs.eig_end(t, vectors), {**arrays, "done": done}, (batch, n), batch)
+
+
+def gesvj(p: Any, ctx: Any, arrays: dict[str, Any], vectors: bool) -> None:
+    """Queue the SVD of the tall stack ``arrays['a']`` (the single kernel's buffers)."""
+    a, v = arrays["a"], arrays["v"]
+    batch, t = math.prod(a.shape[:-2]), _t(a)
+    m, n = a.shape[-2:]
+    n2 = n + n % 2
+    done = p.ops.fill(ctx.allocator.empty((batch,), np.uint32), 0)
+    rotated = p.ops.fill(ctx.allocator.empty((batch,), np.uint32), 0)
+    if vectors:
+        p.add(kjs.svd_begin(t), {"v": v}, (batch, n), batch)
+    scratch = {"a": a, "rot": arrays["rot"], "done": done, "rotated": rotated}
+    targets = [(a, False, False)] + ([(v, False, False)] if vectors else [])
+
+    def sweep() -> None:
+        for r in range(n2 - 1):
+            _round(p, True, scratch, targets, batch, m, n, r)
+        _tiled(p, kjs.svd_check(), {"done": done, "rotated": rotated}, batch, 1)
+
+    _sweeps(p, ctx, done, sweep)
+    p.add(kjs.svd_end(t, vectors), {**arrays, "done": done}, (batch, m, n, n2), batch)
+
+
+__all__ = ["CHUNK", "MULTI_MIN", "geqrf", "gesvj", "getrf", "getrs", "orgqr", "potrf", "syevj"]

@@ -1,0 +1,549 @@
+"""Tiled matrix products as an IR builder with a declared variant space, and the plans using it.
+
+``C[z] = A[z] @ B[z]`` for a (collapsed, possibly broadcast) stack of ``z``: each workgroup
+computes one ``bm x bn`` tile of ``C``, each invocation a ``tm x tn`` register tile of it (rows
+``ty + i * bm/tm``, columns ``tx + j * bn/tn``: neighbouring invocations touch neighbouring
+columns, so shared reads are conflict-free and global stores coalesce; ``wide=4`` gives each
+invocation blocks of 4 neighbouring rows and columns instead, which compilers can fetch with
+128-bit shared loads). The K loop walks ``bk``-deep slices through two workgroup-memory
+buffers: the next slice is loaded from global memory into registers while the current one is
+multiplied, then stored into the other buffer, one barrier per slice. Loads along an
+operand's contiguous dimension use 4-lane vectors (``vec``) where its layout and alignment
+allow. ``split`` > 1 splits K across workgroups into partial products (in the accumulator
+type) and a second kernel adds them; ``group`` orders the tiles in bands for L2 reuse.
+
+Operand layouts (``la``, ``lb``): ``"n"`` the contraction runs along memory (A's rows, B's
+columns contiguous: C-ordered matrices), ``"t"`` the other dimension is contiguous (a transposed
+view: ``x.mT`` needs no copy), ``"s"`` both strides are parameters. Batch dimensions are
+parameters too (sizes and per-operand strides, 0 for a broadcast one).
+
+Accumulation: float16 in float32, integers in the unsigned type of their width or 32 bits
+(NumPy's integer matmul wraps around; unsigned arithmetic wraps in both languages), bool as a
+count of true products (then ``!= 0``: NumPy's logical or of ands), complex in itself (the IR
+lowers complex products to helpers).
+
+    >>> from ruda._kernels import ir, matmul
+    >>> p = matmul.plan(ir.F32, ir.F32, ir.F32, matmul.Problem(1000, 1000, 1000))
+    >>> [(l.kernel.workgroup, l.groups) for l in p.launches]  # 8 x 8 tiles of 128 x 128
+    [((256, 1, 1), 64)]
+    >>> p = matmul.plan(ir.F32, ir.F32, ir.F32, matmul.Problem(64, 64, 100_000))
+    >>> [l.kernel.name.split("_")[1] for l in p.launches]  # K split 16 ways, then summed
+    ['f32', 'sum']
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from . import ir
+from .ir import BOOL, F16, F32, U32, U64, Assign, Barrier, Const, For, If, Let, Var
+from .mathlib import land
+from .reduce import Launch, Plan
+
+VARIANTS: dict[str, tuple[Any, ...]] = {
+    "bm": (16, 32, 64, 128), "bn": (16, 32, 64, 128), "bk": (4, 8, 16, 32),
+    "tm": (1, 2, 4, 8), "tn": (1, 2, 4, 8), "vec": (1, 4), "split": (1, 2, 4, 8, 16),
+    "group": (1, 4, 8, 16), "wide": (1, 4),
+}  # fmt: skip
+# 256 invocations of 8 x 8 outputs on 128 x 128 tiles: 16 KiB of double-buffered f32 slices.
+DEFAULTS: dict[str, Any] = {"bm": 128, "bn": 128, "bk": 8, "tm": 8, "tn": 8, "vec": 4, "split": 1,
+                            "group": 8, "wide": 1}  # fmt: skip
+SHARED_BYTES = 16384  # WebGPU's guaranteed workgroup memory
+MAX_GROUPS = 65535
+_VECTOR_TYPES = (ir.F32, ir.I32, ir.U32)  # lanes the renderers can load as one vector
+
+
+# -- types -----------------------------------------------------------------------------------
+def acc_type(out_t: ir.Type) -> ir.Type:
+    """The type a product of result type ``out_t`` accumulates in."""
+    if out_t is F16:
+        return F32
+    if out_t is BOOL:
+        return U32
+    if out_t.is_int:
+        return U64 if out_t.bits == 64 else U32
+    return out_t
+
+
+def _multiply_add(a: ir.Expr, b: ir.Expr, c: ir.Expr) -> ir.Expr:
+    return ir.call("fma", a, b, c) if c.type.is_float else c + a * b
+
+
+def _finish(v: ir.Expr, out_t: ir.Type) -> ir.Expr:
+    return v.ne(0) if out_t is BOOL else ir.cast(v, out_t)
+
+
+# -- the variant space ------------------------------------------------------------------------
+def threads(p: dict[str, Any]) -> int:
+    """Invocations per workgroup of variant ``p``."""
+    return (p["bm"] // p["tm"]) * (p["bn"] // p["tn"])
+
+
+def shared_bytes(p: dict[str, Any], acc: ir.Type) -> int:
+    """Workgroup memory of variant ``p``: two slices of A and of B."""
+    return 2 * p["bk"] * (p["bm"] + p["bn"]) * acc.itemsize
+
+
+def valid(p: dict[str, Any], acc: ir.Type, max_workgroup: int = 256,
+          shared_limit: int = SHARED_BYTES) -> bool:  # fmt: skip
+    """Whether variant ``p`` fits a device with these limits (and is not a redundant point)."""
+    t = threads(p)
+    if p["tm"] > p["bm"] or p["tn"] > p["bn"] or not 32 <= t <= max_workgroup:
+        return False
+    if p["vec"] > 1 and (p["bk"] % p["vec"] or p["bm"] % p["vec"] or p["bn"] % p["vec"]):
+        return False
+    wide = p.get("wide", 1)
+    if wide > 1 and (p["tm"] % wide or p["tn"] % wide):
+        return False
+    return shared_bytes(p, acc) <= shared_limit
+
+
+def variants(acc: ir.Type = F32, max_workgroup: int = 256,
+             shared_limit: int = SHARED_BYTES) -> list[dict[str, Any]]:  # fmt: skip
+    """Every valid variant for accumulator ``acc`` on a device with these limits."""
+    out = []
+    for vals in itertools.product(*VARIANTS.values()):
+        p = dict(zip(VARIANTS, vals, strict=True))
+        if valid(p, acc, max_workgroup, shared_limit):
+            out.append(p)
+    return out
+
+
+def default_variant(out_t: ir.Type, M: int, N: int, K: int, max_workgroup: int = 256,
+                    shared_limit: int = SHARED_BYTES) -> dict[str, Any]:  # fmt: skip
+    """The heuristic: 128 x 128 tiles of 8 x 8 per invocation for large 32-bit products,
+    64 x 64 of 4 x 4 for 64-bit ones (their slices take twice the memory) and small matrices;
+    split K when the tiles alone cannot fill a GPU."""
+    acc = acc_type(out_t)
+    big = M * N >= 256 * 256 and acc.itemsize == 4
+    p = dict(DEFAULTS) if big else {**DEFAULTS, "bm": 64, "bn": 64, "tm": 4, "tn": 4}
+    if M <= 16:  # thin products: the workgroup spreads along the long edge
+        p.update(bm=16, bn=128, tm=1, tn=8)
+    elif N <= 16:
+        p.update(bm=128, bn=16, tm=8, tn=1)
+    tiles = -(-M // p["bm"]) * -(-N // p["bn"])
+    if tiles < 128 and K >= 2048:  # at least 512 of K per split, up to ~256 workgroups
+        most = min(16, 256 // tiles, K // 512)
+        p["split"] = 1 << (most.bit_length() - 1)
+    if not valid(p, acc, max_workgroup, shared_limit):
+        p = {**p, "bk": 4}
+    return p
+
+
+# -- problems -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Problem:
+    """One product's shape and memory layout: ``(batch..., M, K) @ (batch..., K, N)``.
+
+    Strides and offsets are in elements; ``None`` strides mean C-ordered matrices. Batch
+    dimensions are already broadcast (stride 0 for a broadcast operand); the output is a
+    C-ordered ``(batch..., M, N)`` at ``o_offset``."""
+
+    M: int
+    N: int
+    K: int
+    batch: tuple[int, ...] = ()
+    a_batch: tuple[int, ...] = ()
+    b_batch: tuple[int, ...] = ()
+    a_strides: tuple[int, int] | None = None  # (along m, along k)
+    b_strides: tuple[int, int] | None = None  # (along k, along n)
+    a_offset: int = 0
+    b_offset: int = 0
+    o_offset: int = 0
+
+    @property
+    def count(self) -> int:
+        return math.prod(self.batch)
+
+    def strides(self) -> tuple[tuple[int, int], tuple[int, int]]:
+        sa = self.a_strides or (self.K, 1)
+        sb = self.b_strides or (self.N, 1)
+        return sa, sb
+
+
+# The contiguous dimension of each operand layout ("n": C-ordered, "t": a transposed view).
+_A_UNIT = {"n": "k", "t": "row", "s": None}
+_B_UNIT = {"n": "row", "t": "k", "s": None}
+
+
+def layout(strides: tuple[int, int]) -> str:
+    """``"n"`` (second stride 1), ``"t"`` (first stride 1) or ``"s"`` (neither)."""
+    return "n" if strides[1] == 1 else "t" if strides[0] == 1 else "s"
+
+
+def _unit(s_row: int, s_k: int) -> str | None:
+    """Which of an operand's dimensions is contiguous: "k" (the contraction), "row" or None."""
+    return "k" if s_k == 1 else "row" if s_row == 1 else None
+
+
+def _vector_lanes(t: ir.Type, unit: str | None, s_row: int, s_k: int, rows: int, K: int,
+                  offset: int, batch: tuple[int, ...], vec: int) -> int:  # fmt: skip
+    """``vec`` when every vector along the operand's contiguous dimension is aligned, else 1."""
+    if vec == 1 or unit is None or t not in _VECTOR_TYPES:
+        return 1
+    along, other = (K, s_row) if unit == "k" else (rows, s_k)
+    if along % vec or other % vec or offset % vec or any(s % vec for s in batch):
+        return 1
+    return vec
+
+
+# -- kernels ------------------------------------------------------------------------------------
+def _name(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str, lb: str, nbatch: int,
+          p: dict[str, Any], va: int, vb: int) -> str:  # fmt: skip
+    return (f"matmul_{a_t.name}_{b_t.name}_{out_t.name}_{la}{lb}_b{nbatch}_{p['bm']}x{p['bn']}"
+            f"x{p['bk']}_{p['tm']}x{p['tn']}_v{va}{vb}_s{p['split']}_g{p['group']}"
+            f"_w{p['wide']}")  # fmt: skip
+
+
+class _Operand:
+    """Loading one operand's slices: global memory -> registers -> workgroup memory.
+
+    ``rows`` is the operand's non-contracted tile edge (bm for A, bn for B); ``k_fast`` says
+    whether its contraction index is the fast (contiguous) one."""
+
+    def __init__(self, tag: str, buf: ir.Buffer, unit: str | None, lanes: int, rows: int,
+                 bk: int, nthreads: int, acc: ir.Type) -> None:  # fmt: skip
+        self.tag, self.buf, self.unit, self.lanes = tag, buf, unit, lanes
+        self.rows, self.bk, self.t, self.acc = rows, bk, nthreads, acc
+        self.k_fast = unit != "row"
+        self.units = rows * bk // lanes
+        self.rounds = -(-self.units // nthreads)
+        self.sh = ir.Shared(f"sh{tag}", acc, 2 * bk * rows)
+        self.regs = [[Var(f"r{tag}{r}_{v}", acc) for v in range(lanes)] for r in range(self.rounds)]
+
+    def declare(self) -> list[Any]:
+        return [Let(v, Const(0, self.acc), mutable=True) for rs in self.regs for v in rs]
+
+    def _coords(self, e: ir.Expr) -> tuple[ir.Expr, ir.Expr]:
+        """(row, k) in the tile of load unit ``e`` (lanes run along the fast dimension)."""
+        if self.k_fast:
+            per = self.bk // self.lanes
+            return e / per, (e % per) * self.lanes
+        per = self.rows // self.lanes
+        return (e % per) * self.lanes, e / per
+
+    def load(self, lid: ir.Expr, row0: ir.Expr, rows: ir.Expr, k0: ir.Expr, kend: ir.Expr,
+             base: ir.Expr, s_row: ir.Expr, s_k: ir.Expr) -> list[Any]:  # fmt: skip
+        """Registers <- the slice at ``k0`` (zeros past the edges)."""
+        out: list[Any] = []
+        for r, regs in enumerate(self.regs):
+            e = Var(f"e{self.tag}{r}", U32)
+            row, kk = Var(f"row{self.tag}{r}", U32), Var(f"k{self.tag}{r}", U32)
+            out.append(Let(e, lid + r * self.t))
+            rr, kv = self._coords(e)
+            out += [Let(row, row0 + rr), Let(kk, k0 + kv)]
+            out += [Assign(v, Const(0, self.acc)) for v in regs]
+            inside = land(row < rows, kk < kend)
+            if (r + 1) * self.t > self.units:
+                inside = land(e < self.units, inside)
+            at_row = row if self.unit == "row" else row * s_row
+            at_k = kk if self.unit == "k" else kk * s_k
+            idx = base + at_row + at_k
+            if self.lanes > 1:
+                names = tuple(Var(f"v{self.tag}{r}_{v}", self.buf.elem) for v in range(self.lanes))
+                shift = self.lanes.bit_length() - 1
+                body: list[Any] = [ir.LoadVector(f"vv{self.tag}{r}", names, self.buf, idx >> shift)]
+                body += [Assign(v, ir.cast(n, self.acc)) for v, n in zip(regs, names, strict=True)]
+            else:
+                body = [Assign(regs[0], ir.cast(self.buf[idx], self.acc))]
+            out.append(If(inside, tuple(body)))
+        return out
+
+    def store(self, lid: ir.Expr, slot: ir.Expr) -> list[Any]:
+        """Workgroup buffer ``slot`` <- the registers (layout ``[k][row]``)."""
+        out: list[Any] = []
+        base = slot * (self.bk * self.rows)
+        for r, regs in enumerate(self.regs):
+            e = Var(f"s{self.tag}{r}", U32)
+            rr, kv = self._coords(e)
+            row, kk = Var(f"sr{self.tag}{r}", U32), Var(f"sk{self.tag}{r}", U32)
+            body: list[Any] = [Let(row, rr), Let(kk, kv)]
+            for v, reg in enumerate(regs):
+                at = (kk + v) * self.rows + row if self.k_fast else kk * self.rows + row + v
+                body.append(ir.store(self.sh, base + at, reg))
+            stmt: list[Any] = [Let(e, lid + r * self.t)]
+            if (r + 1) * self.t > self.units:
+                stmt.append(If(e < self.units, tuple(body)))
+            else:
+                stmt += body
+            out += stmt
+        return out
+
+
+def _at(i: int, b: int, t: int, wide: int) -> int:
+    """Offset of an invocation's ``i``-th row (column) of its register tile from its first:
+    strided by ``b // t`` (``wide`` 1), or blocks of ``wide`` contiguous ones ``b * wide // t``
+    apart (``wide`` 4: four neighbouring values a 128-bit shared load could fetch)."""
+    if wide == 1:
+        return i * (b // t)
+    return (i // wide) * (b * wide // t) + i % wide
+
+
+def _tile_order(tile: ir.Expr, ntm: ir.Expr, ntn: ir.Expr, group: int, bm: int, bn: int,
+                m0: Var, n0: Var) -> list[Any]:  # fmt: skip
+    """``m0``, ``n0``: the first row and column of tile number ``tile`` (row-major order, or
+    bands of ``group`` tile rows walked column by column)."""
+    if group == 1:
+        return [Let(m0, (tile / ntn) * bm), Let(n0, (tile % ntn) * bn)]
+    band, first, rows, within = (Var(n, U32) for n in ("band", "first", "brows", "within"))
+    return [
+        Let(band, tile / (ntn * group)),
+        Let(first, band * group),
+        Let(rows, ir.call("min", ntm - first, Const(group, U32))),
+        Let(within, tile % (ntn * group)),
+        Let(m0, (first + within % rows) * bm),
+        Let(n0, (within / rows) * bn),
+    ]
+
+
+@cache
+def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "n",
+          nbatch: int = 0, bm: int = 128, bn: int = 128, bk: int = 8, tm: int = 8, tn: int = 8,
+          va: int = 1, vb: int = 1, split: int = 1, group: int = 1,
+          wide: int = 1) -> ir.Kernel:  # fmt: skip
+    """The tiled product kernel (see the module docstring); ``va``/``vb``: vector lanes of the
+    A and B loads (1 or 4; the plan checks the alignment they need).
+
+    ``group`` > 1 orders the tiles in bands of ``group`` tile rows (column by column within a
+    band), so workgroups running together share their A and B slices in the L2 cache.
+
+    Params: ``M, N, K, ntm, ntn`` (tiles along M and N), ``tiles``, ``groups`` (tiles x
+    batches x split in this launch), ``count`` (all batches), ``zbase`` (this launch's first
+    batch), ``kchunk`` (K per split, a multiple of bk), ``offa, offb, offo``, the strides
+    ``sam, sak, sbk, sbn``, then per batch dimension its size ``bs{d}`` and strides ``ba{d},
+    bb{d}``. All are u32; negative strides travel as their 32-bit two's complement (index math
+    wraps). With ``split`` > 1 ``out`` holds ``split`` partial products of the accumulator
+    type.
+    """
+    p = {"bm": bm, "bn": bn, "bk": bk, "tm": tm, "tn": tn, "split": split, "group": group,
+         "wide": wide}  # fmt: skip
+    acc = acc_type(out_t)
+    nt = (bm // tm) * (bn // tn)
+    if (
+        bm % tm
+        or bn % tn
+        or (va > 1 and la == "s")
+        or (vb > 1 and lb == "s")
+        or (wide > 1 and (tm % wide or tn % wide))
+    ):
+        raise ValueError(f"ruda kernels: no matmul variant {p} va={va} vb={vb} {la}{lb}")
+    a = ir.Buffer("a", a_t, 0, lanes=va)
+    b = ir.Buffer("b", b_t, 1, lanes=vb)
+    out = ir.Buffer("out", out_t if split == 1 else acc, 2, "read_write")
+    names = ["M", "N", "K", "ntm", "ntn", "tiles", "groups", "count", "zbase", "kchunk", "offa",
+             "offb", "offo", "sam", "sak", "sbk", "sbn"]  # fmt: skip
+    for d in range(nbatch):
+        names += [f"bs{d}", f"ba{d}", f"bb{d}"]
+    params = tuple(ir.Param(n, U32) for n in names)
+    P = {q.name: q.var for q in params}
+    lid = ir.Builtin("lid")
+    g, tile, rest, sp, z = (Var(n, U32) for n in ("g", "tile", "rest", "sp", "z"))
+    m0, n0, k_lo, k_hi, nk = (Var(n, U32) for n in ("m0", "n0", "k_lo", "k_hi", "nk"))
+    za, zb, rem = Var("za", U32), Var("zb", U32), Var("zrem", U32)
+    tx, ty = Var("tx", U32), Var("ty", U32)
+    body: list[Any] = [
+        Let(g, ir.Builtin("wid", 0) + ir.Builtin("wid", 1) * ir.Builtin("nwg", 0)),
+        If(g >= P["groups"], (ir.Return(),)),  # uniform: the whole workgroup leaves
+        Let(tile, g % P["tiles"]),
+        Let(rest, g / P["tiles"]),
+        Let(sp, rest % split if split > 1 else Const(0, U32)),
+        Let(z, P["zbase"] + (rest / split if split > 1 else rest)),
+        *_tile_order(tile, P["ntm"], P["ntn"], group, bm, bn, m0, n0),
+        Let(k_lo, sp * P["kchunk"]),
+        Let(k_hi, ir.call("min", k_lo + P["kchunk"], P["K"])),
+        Let(nk, ir.select(k_hi > k_lo, (k_hi - k_lo + (bk - 1)) / bk, Const(0, U32))),
+        Let(tx, lid % (bn // tn)),
+        Let(ty, lid / (bn // tn)),
+    ]
+    # batch coordinates -> each operand's batch offset (the last dimension varies fastest)
+    body += [Let(za, P["offa"], mutable=True), Let(zb, P["offb"], mutable=True),
+             Let(rem, z, mutable=True)]  # fmt: skip
+    for d in reversed(range(nbatch)):
+        c = Var(f"zc{d}", U32)
+        body += [Let(c, rem % P[f"bs{d}"] if d else rem),
+                 Assign(za, za + c * P[f"ba{d}"]), Assign(zb, zb + c * P[f"bb{d}"])]  # fmt: skip
+        if d:
+            body.append(Assign(rem, rem / P[f"bs{d}"]))
+    A = _Operand("a", a, _A_UNIT[la], va, bm, bk, nt, acc)
+    B = _Operand("b", b, _B_UNIT[lb], vb, bn, bk, nt, acc)
+    cs = [[Var(f"c{i}_{j}", acc) for j in range(tn)] for i in range(tm)]
+    body += [Let(c, Const(0, acc), mutable=True) for row in cs for c in row]
+    body += A.declare() + B.declare()
+
+    def loads(k0: ir.Expr) -> list[Any]:
+        return (A.load(lid, m0, P["M"], k0, k_hi, za, P["sam"], P["sak"])
+                + B.load(lid, n0, P["N"], k0, k_hi, zb, P["sbn"], P["sbk"]))  # fmt: skip
+
+    kt, slot = Var("kt", U32), Var("slot", U32)
+    abase, bbase = Var("abase", U32), Var("bbase", U32)
+    step: list[Any] = [
+        Let(slot, kt & 1),
+        If(kt + 1 < nk, tuple(loads(k_lo + (kt + 1) * bk))),  # the next slice, in flight
+        Let(abase, slot * (bk * bm)),
+        Let(bbase, slot * (bk * bn)),
+    ]
+    for kk in range(bk):
+        av = [Var(f"a{kk}_{i}", acc) for i in range(tm)]
+        bv = [Var(f"b{kk}_{j}", acc) for j in range(tn)]
+        step += [Let(v, A.sh[abase + (kk * bm + _at(i, bm, tm, wide)) + ty * wide])
+                 for i, v in enumerate(av)]  # fmt: skip
+        step += [Let(v, B.sh[bbase + (kk * bn + _at(j, bn, tn, wide)) + tx * wide])
+                 for j, v in enumerate(bv)]  # fmt: skip
+        step += [Assign(cs[i][j], _multiply_add(av[i], bv[j], cs[i][j]))
+                 for i in range(tm) for j in range(tn)]  # fmt: skip
+    step.append(If(kt + 1 < nk, tuple(A.store(lid, slot ^ 1) + B.store(lid, slot ^ 1))))
+    step.append(Barrier())
+    body += [If(nk > 0, (*loads(k_lo), *A.store(lid, Const(0, U32)),
+                         *B.store(lid, Const(0, U32)), Barrier()))]  # fmt: skip
+    body.append(For(kt, Const(0, U32), nk, Const(1, U32), tuple(step)))
+    # the register tile -> C (or this split's partial product)
+    obase = Var("obase", U32)
+    body.append(Let(obase, P["offo"] + (sp * P["count"] + z) * (P["M"] * P["N"])))
+    for i in range(tm):
+        m = Var(f"om{i}", U32)
+        body.append(Let(m, m0 + ty * wide + _at(i, bm, tm, wide)))
+        for j in range(tn):
+            n = n0 + tx * wide + _at(j, bn, tn, wide)
+            value = cs[i][j] if split > 1 else _finish(cs[i][j], out_t)
+            body.append(If(land(m < P["M"], n < P["N"]),
+                           (ir.store(out, obase + m * P["N"] + n, value),)))  # fmt: skip
+    k = ir.Kernel(_name(a_t, b_t, out_t, la, lb, nbatch, p, va, vb), (a, b, out), params,
+                  tuple(body), (nt, 1, 1), (A.sh, B.sh), vector_width=max(va, vb))  # fmt: skip
+    return ir.with_features(k)
+
+
+@cache
+def build_sum(acc: ir.Type, out_t: ir.Type, split: int, wg: int = 256) -> ir.Kernel:
+    """``out[offo + i] = sum over s of part[s * n + i]`` (the split-K partial products)."""
+    part = ir.Buffer("part", acc, 0)
+    out = ir.Buffer("out", out_t, 1, "read_write")
+    n, offo = ir.Param("n", U32), ir.Param("offo", U32)
+    i, s = Var("i", U32), Var("total", acc)
+    flat = ir.Builtin("gid", 0) + ir.Builtin("gid", 1) * (ir.Builtin("nwg", 0) * wg)
+    body: list[Any] = [Let(i, flat), If(i >= n.var, (ir.Return(),)), Let(s, part[i], mutable=True)]
+    body += [Assign(s, s + part[i + n.var * q]) for q in range(1, split)]
+    body.append(ir.store(out, offo.var + i, _finish(s, out_t)))
+    return ir.with_features(ir.Kernel(f"matmul_sum_{acc.name}_{out_t.name}_s{split}", (part, out),
+                                      (n, offo), tuple(body), (wg, 1, 1)))  # fmt: skip
+
+
+# -- plans ----------------------------------------------------------------------------------------
+def _u32(v: int) -> int:
+    return int(v) & 0xFFFFFFFF
+
+
+def plan(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, pr: Problem,
+         variant: dict[str, Any] | None = None) -> Plan:  # fmt: skip
+    """The launches of ``pr`` with ``variant`` (default: ``default_variant``) over the named
+    buffers ``a``, ``b``, ``out`` (and a temporary of partial products when K is split)."""
+    M, N, K = pr.M, pr.N, pr.K
+    v = {**default_variant(out_t, M, N, K), **(variant or {})}
+    bm, bn, bk = v["bm"], v["bn"], v["bk"]
+    (sam, sak), (sbk, sbn) = pr.strides()
+    la, lb = layout((sam, sak)), layout((sbk, sbn))
+    va = _vector_lanes(a_t, _A_UNIT[la], sam, sak, M, K, pr.a_offset, pr.a_batch, v["vec"])
+    vb = _vector_lanes(b_t, _B_UNIT[lb], sbn, sbk, N, K, pr.b_offset, pr.b_batch, v["vec"])
+    acc = acc_type(out_t)
+    count = pr.count
+    split = max(1, min(v["split"], -(-K // bk)))
+    per_split = -(-K // split)
+    kchunk = -(-per_split // bk) * bk if K else bk
+    split = max(1, -(-K // kchunk))
+    ntn, ntm = -(-N // bn), -(-M // bm)
+    tiles = ntn * ntm
+    group = v["group"] if ntm > 1 and ntn > 1 else 1
+    kern = build(a_t, b_t, out_t, la, lb, len(pr.batch), bm, bn, bk, v["tm"], v["tn"],
+                 va, vb, split, group, v["wide"])  # fmt: skip
+    p = Plan()
+    out_name = "out" if split == 1 else p.temp(acc, split * count * M * N)
+    offo = pr.o_offset if split == 1 else 0
+    per = max(
+        1, (MAX_GROUPS * MAX_GROUPS // 2) // max(1, tiles * split)
+    )  # batches a dispatch holds
+    for z0 in range(0, count, per):
+        groups = tiles * min(per, count - z0) * split
+        vals = [M, N, K, ntm, ntn, tiles, groups, count, z0, kchunk, pr.a_offset, pr.b_offset, offo,
+                sam, sak, sbk, sbn]  # fmt: skip
+        for d, n in enumerate(pr.batch):
+            vals += [n, pr.a_batch[d], pr.b_batch[d]]
+        p.launches.append(Launch(kern, ("a", "b", out_name), tuple(_u32(x) for x in vals), groups))
+    if split > 1:
+        n = count * M * N
+        p.launches.append(Launch(build_sum(acc, out_t, split), (out_name, "out"),
+                                 (n, pr.o_offset), -(-n // 256)))  # fmt: skip
+    return p
+
+
+# -- the tuner's family ---------------------------------------------------------------------------
+def _tuning_problem(key: Any) -> Problem:
+    """The problem of a tuning key: shape ``(batch, M, N, K)``, layout ``"nn"``/``"tn"``/...
+    (``t``: the operand is stored transposed, read through a transposed view)."""
+    count, M, N, K = key.shape
+    la, lb = key.layout
+    sa = (K, 1) if la == "n" else (1, M)
+    sb = (N, 1) if lb == "n" else (1, K)
+    batch = (count,) if count > 1 else ()
+    return Problem(M, N, K, batch, (M * K,) * len(batch), (K * N,) * len(batch), sa, sb)
+
+
+def key_default(key: Any) -> dict[str, Any]:
+    """``default_variant`` for a tuning key (what a backend launches with no decision)."""
+    out = {t.name: t for t in (*ir.ALL_TYPES, *ir.COMPLEX_TYPES)}[key.dtypes[-1]]
+    return default_variant(out, *key.shape[1:])
+
+
+def register_tuning() -> None:
+    """Declare the ``matmul`` family to the autotuner (``tune.choose("matmul", key, target)``
+    with ``tune.Key("matmul", (a, b, out), "nn", (batch, M, N, K))``)."""
+    import numpy as np
+
+    from . import tune
+
+    def types(key: Any) -> tuple[ir.Type, ...]:
+        names = {t.name: t for t in (*ir.ALL_TYPES, *ir.COMPLEX_TYPES)}
+        return tuple(names[n] for n in key.dtypes)
+
+    def inputs(key: Any, rng: Any) -> dict[str, Any]:
+        count, M, N, K = key.shape
+        out = {}
+        for name, t, lay, (r, c) in (("a", types(key)[0], key.layout[0], (M, K)),
+                                     ("b", types(key)[1], key.layout[1], (K, N))):  # fmt: skip
+            shape = (count, r, c) if lay == "n" else (count, c, r)
+            dt = ir.numpy_of(t)
+            if dt.kind == "f":
+                x = rng.uniform(-1, 1, shape).astype(dt)
+            elif dt.kind == "b":
+                x = rng.random(shape) < 0.5
+            else:
+                x = rng.integers(0, 4, shape).astype(dt)
+            out[name] = x
+        return out
+
+    def reference(key: Any, arrays: dict[str, Any]) -> Any:
+        a, b = arrays["a"], arrays["b"]
+        a = a if key.layout[0] == "n" else np.swapaxes(a, 1, 2)
+        b = b if key.layout[1] == "n" else np.swapaxes(b, 1, 2)
+        out = ir.numpy_of(types(key)[2])
+        if out.kind == "f":
+            return np.matmul(a.astype(np.float64), b.astype(np.float64)).astype(out).reshape(-1)
+        return np.matmul(a.astype(out), b.astype(out)).reshape(-1)
+
+    tune.register(
+        "matmul", VARIANTS,
+        lambda p, key: plan(*types(key), _tuning_problem(key), p),
+        lambda key, t: default_variant(types(key)[2], *key.shape[1:], t.max_workgroup,
+                                       t.shared_bytes),
+        valid=lambda p, key, t: valid(p, acc_type(types(key)[2]), t.max_workgroup,
+                                      t.shared_bytes),
+        inputs=inputs, reference=reference,
+        output=lambda key: (ir.numpy_of(types(key)[2]), math.prod(key.shape[:3])),
+    )  # fmt: skip
+
+
+__all__ = ["DEFAULTS", "VARIANTS", "Problem", "acc_type", "build", "build_sum",
+           "default_variant", "key_default", "layout", "plan", "register_tuning",
+           "shared_bytes", "threads", "valid", "variants"]  # fmt: skip

@@ -1,0 +1,388 @@
+"""Matrix products on a GPU backend against NumPy (imported by tests/wgpu and tests/cuda):
+matmul (odd sizes that are no multiple of a tile, 1-D operands, broadcast stacks, transposed
+and strided views, every dtype, mixed dtypes, ``out=``, ``@``), tensordot, vecdot, dot, inner,
+vdot, outer, kron, cross, trace, diagonal, vector and matrix norms, matrix_power, multi_dot.
+
+Float references are NumPy's float64 products of the same (rounded) inputs; the tolerance is
+the accumulation's error bound, ``(K * eps(acc) + eps(out)) * (|a| @ |b|)``; integer products
+wrap around as NumPy's do and must match exactly. The cuda backend's products are cuBLAS
+(floating-point matmul, vecdot, tensordot): the other cases skip there, saying so.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy
+import pytest
+
+import ruda
+from tests.helpers import to_numpy
+
+FLOATS = ["float32", "float64", "float16"]
+COMPLEX = ["complex64", "complex128"]
+INTS = ["int32", "int64", "int8", "uint8", "int16", "uint32", "bool"]
+# What the cuda backend serves (cuBLAS multiplies floats only).
+CUDA_OPS = {"matmul", "vecdot", "tensordot"}
+
+
+def need(dev: ruda.Device, op: str, dtype: str = "float32") -> None:
+    """Skip where the backend under test does not serve ``op`` for ``dtype`` (cuda: cuBLAS)."""
+    if dev.kind == "cuda" and (op not in CUDA_OPS or numpy.dtype(dtype).kind not in "fc"):
+        pytest.skip(f"cuda serves {op} on {dtype} through cuBLAS only for floating point")
+    try:
+        ruda.asarray(numpy.ones(1, dtype), device=dev)
+    except TypeError as e:  # an adapter feature the dtype needs
+        pytest.skip(str(e))
+
+
+def data(dtype: str, shape: tuple[int, ...], rng) -> numpy.ndarray:
+    """Random values, never all zeros: normal floats, integers over their whole range (so
+    products wrap around), bool with both values."""
+    dt = numpy.dtype(dtype)
+    if dt == numpy.bool_:
+        a = rng.random(shape) < 0.5
+    elif dt.kind == "f":
+        a = rng.standard_normal(shape).astype(dt)
+    elif dt.kind == "c":
+        a = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dt)
+    else:
+        info = numpy.iinfo(dt)
+        lo, hi = max(info.min, -(1 << 40)), min(info.max, 1 << 40)
+        a = rng.integers(lo, hi, shape, endpoint=True).astype(dt)
+    if a.size:
+        a.flat[0] = 1
+    return a
+
+
+def put(a: numpy.ndarray, dev: ruda.Device) -> ruda.Array:
+    return ruda.asarray(a, device=dev)
+
+
+def _eps(dt: numpy.dtype) -> float:
+    return float(numpy.finfo(dt).eps) if dt.kind in "fc" else 0.0
+
+
+def check_product(got, a: numpy.ndarray, b: numpy.ndarray, want_fn=numpy.matmul) -> None:
+    """``got`` equals ``want_fn(a, b)``: exactly for integers and bool, else within the error
+    bound of a float (or complex) accumulation (float16 accumulates in float32)."""
+    want = want_fn(a, b)
+    g = to_numpy(got)
+    assert g.shape == want.shape, (g.shape, want.shape)
+    assert g.dtype == want.dtype, (g.dtype, want.dtype)
+    if want.dtype.kind in "biu":
+        numpy.testing.assert_array_equal(g, want)
+        return
+    wide = numpy.complex128 if want.dtype.kind == "c" else numpy.float64
+    a64, b64 = a.astype(wide), b.astype(wide)
+    ref = want_fn(a64, b64)
+    mag = want_fn(numpy.abs(a64), numpy.abs(b64))
+    k = max(1, (a64.size * b64.size) ** 0.5 if ref.ndim == 0 else a.shape[-1] if a.ndim else 1)
+    acc = numpy.dtype(numpy.float32) if want.dtype == numpy.float16 else want.dtype
+    per = 4 if want.dtype.kind == "c" else 2  # a complex multiply-add rounds more often
+    bound = (per * k * _eps(acc) + _eps(want.dtype)) * mag + 1e-30
+    err = numpy.abs(g.astype(wide) - ref)
+    assert (err <= bound).all(), f"max error {err.max()} (bound {bound.min()})"
+
+
+# -- matmul ------------------------------------------------------------------------------------
+SHAPES = [
+    ((3, 5), (5, 7)), ((1, 1), (1, 1)), ((67, 129), (129, 45)), ((130, 17), (17, 259)),
+    ((200, 8), (8, 3)), ((5,), (5, 9)), ((9, 5), (5,)), ((33,), (33,)), ((4, 6, 11), (11, 13)),
+    ((2, 1, 7, 3), (5, 3, 4)), ((3, 4), (2, 4, 5)), ((0, 4), (4, 3)), ((3, 0), (0, 5)),
+    ((300, 3, 4), (300, 4, 2)), ((64, 5, 1, 7), (7, 3)), ((70, 6), (70, 6, 1)),  # many tiny
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", FLOATS + INTS + COMPLEX)
+def test_matmul_shapes(dtype: str, gdev, rng) -> None:
+    need(gdev, "matmul", dtype)
+    for sa, sb in SHAPES:
+        a, b = data(dtype, sa, rng), data(dtype, sb, rng)
+        check_product(ruda.matmul(put(a, gdev), put(b, gdev)), a, b)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "complex64"])
+def test_matmul_views(dtype: str, gdev, rng) -> None:
+    """Transposed, sliced, reversed and broadcast operands are read in place."""
+    need(gdev, "matmul", dtype)
+    a, b = data(dtype, (40, 70), rng), data(dtype, (70, 52), rng)
+    x, y = put(a, gdev), put(b, gdev)
+    at, bt = put(numpy.ascontiguousarray(a.T), gdev), put(numpy.ascontiguousarray(b.T), gdev)
+    check_product(at.mT @ y, a, b)
+    check_product(x @ bt.mT, a, b)
+    check_product(at.mT @ bt.mT, a, b)
+    check_product(x[3:31:2, ::-1] @ y[::-1, 1:50:3], a[3:31:2, ::-1], b[::-1, 1:50:3])
+    check_product(x[1:, 4:] @ y[4:, :-1], a[1:, 4:], b[4:, :-1])  # odd offsets
+    c = data(dtype, (3, 70, 21), rng)
+    z = put(c, gdev)
+    check_product(ruda.matmul(x[None], z), a[None], c)
+    check_product(ruda.matmul(z.mT[:, :, :70], y), numpy.swapaxes(c, 1, 2)[:, :, :70], b)
+    s = put(data(dtype, (5, 2, 9, 8), rng), gdev)
+    sv = to_numpy(s)
+    check_product(s[:, :, ::2].mT @ s[:, :1, :5], sv[:, :, ::2].swapaxes(-1, -2), sv[:, :1, :5])
+
+
+def test_matmul_mixed_dtypes_out_and_operator(gdev, rng) -> None:
+    need(gdev, "matmul", "float32")
+    a, b = data("float32", (19, 23), rng), data("float32", (23, 6), rng)
+    x, y = put(a, gdev), put(b, gdev)
+    check_product(x @ y, a, b)
+    out = ruda.empty((19, 6), dtype=ruda.float32, device=gdev)
+    r = ruda.matmul(x, y, out=out)
+    assert r is out
+    check_product(out, a, b)
+    wide = ruda.empty((19, 6), dtype=ruda.float64, device=gdev)
+    ruda.matmul(x, y, out=wide)
+    numpy.testing.assert_allclose(to_numpy(wide), (a @ b).astype(numpy.float64), rtol=1e-4,
+                                  atol=1e-4)  # fmt: skip
+    with pytest.raises(ValueError):
+        ruda.matmul(x, y, out=ruda.empty((6, 19), dtype=ruda.float32, device=gdev))
+    with pytest.raises(ValueError):
+        ruda.matmul(x, x)
+    if gdev.kind != "cuda":
+        i = data("int8", (23, 6), rng)
+        check_product(x @ put(i, gdev), a, i)
+        u, w = data("uint8", (19, 23), rng), data("int16", (23, 4), rng)
+        check_product(put(u, gdev) @ put(w, gdev), u, w)
+        c = data("complex64", (5, 19), rng)
+        check_product(put(c, gdev) @ out, c, to_numpy(out))  # complex @ float32
+
+
+def test_integer_products_wrap_around(gdev, rng) -> None:
+    need(gdev, "matmul", "int8")
+    a, b = data("int8", (17, 300), rng), data("int8", (300, 5), rng)
+    want = numpy.matmul(a, b)
+    assert (numpy.abs(a.astype(numpy.int64) @ b) > 127).any()  # the products do wrap
+    numpy.testing.assert_array_equal(to_numpy(put(a, gdev) @ put(b, gdev)), want)
+
+
+CASES = [("float32", (70, 131, 200)), ("float32", (64, 128, 96)), ("int32", (33, 40, 77)),
+         ("float16", (20, 30, 64)), ("float32", (150, 300, 24))]  # fmt: skip
+
+
+def test_matmul_kernel_variants(gdev, rng) -> None:
+    """Tile shapes, per-invocation tiles, vector loads and split K, each against NumPy."""
+    need(gdev, "matmul")
+    try:
+        products = importlib.import_module(f"ruda._backends.{gdev.kind}.linalg_products").PRODUCTS
+    except ImportError:
+        pytest.skip(f"{gdev.kind} multiplies through a vendor library")
+    variants = [
+        {
+            "bm": 128,
+            "bn": 128,
+            "bk": 8,
+            "tm": 8,
+            "tn": 8,
+            "vec": 4,
+            "split": 1,
+            "group": 8,
+            "wide": 4,
+        },
+        {
+            "bm": 64,
+            "bn": 64,
+            "bk": 16,
+            "tm": 4,
+            "tn": 4,
+            "vec": 1,
+            "split": 3,
+            "group": 1,
+            "wide": 4,
+        },
+        {"bm": 32, "bn": 64, "bk": 4, "tm": 2, "tn": 4, "vec": 4, "split": 2, "group": 4},
+        {"bm": 16, "bn": 128, "bk": 8, "tm": 1, "tn": 8, "vec": 4, "split": 1, "group": 4},
+    ]
+    old = products.variant
+    try:
+        for v in variants:
+            products.variant = v
+            for dtype, (m, n, k) in CASES:
+                need(gdev, "matmul", dtype)
+                a, b = data(dtype, (2, m, k), rng), data(dtype, (k, n), rng)
+                check_product(put(a, gdev) @ put(b, gdev), a, b)
+                check_product(put(a, gdev).mT.mT @ put(b.T.copy(), gdev).mT, a, b)
+    finally:
+        products.variant = old
+
+
+# -- tensordot, vecdot, dot, inner, vdot -------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_tensordot(dtype: str, gdev, rng) -> None:
+    need(gdev, "tensordot", dtype)
+    a, b = data(dtype, (3, 4, 5, 6), rng), data(dtype, (5, 6, 7), rng)
+    x, y = put(a, gdev), put(b, gdev)
+    check_product(ruda.tensordot(x, y, axes=2), a, b, lambda p, q: numpy.tensordot(p, q, 2))
+    ax = ([1, 3], [2, 1])
+    c = data(dtype, (7, 6, 4), rng)
+    check_product(ruda.tensordot(x, put(c, gdev), axes=ax), a, c,
+                  lambda p, q: numpy.tensordot(p, q, ax))  # fmt: skip
+    e = data(dtype, (2, 3), rng)
+    f = data(dtype, (4,), rng)
+    check_product(ruda.tensordot(put(e, gdev), put(f, gdev), axes=0), e, f,
+                  lambda p, q: numpy.tensordot(p, q, 0))  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int8", "float16"])
+def test_vecdot(dtype: str, gdev, rng) -> None:
+    need(gdev, "vecdot", dtype)
+    a, b = data(dtype, (6, 1, 33), rng), data(dtype, (5, 33), rng)
+    check_product(ruda.vecdot(put(a, gdev), put(b, gdev)), a, b, numpy.vecdot)
+    c, d = data(dtype, (4, 7, 3), rng), data(dtype, (7, 3), rng)
+    check_product(ruda.vecdot(put(c, gdev), put(d, gdev), axis=-2), c, d,
+                  lambda p, q: numpy.vecdot(p, q, axis=-2))  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_dot_inner_vdot(dtype: str, gdev, rng) -> None:
+    need(gdev, "dot", dtype)
+    cases = [((7,), (7,)), ((4, 7), (7,)), ((4, 7), (7, 3)), ((2, 3, 7), (5, 7, 4)),
+             ((7,), (2, 7, 3)), ((), (3, 2))]  # fmt: skip
+    for sa, sb in cases:
+        a, b = data(dtype, sa, rng), data(dtype, sb, rng)
+        check_product(ruda.dot(put(a, gdev), put(b, gdev)), a, b, numpy.dot)
+    for sa, sb in [((7,), (7,)), ((3, 7), (2, 5, 7)), ((), (4,))]:
+        a, b = data(dtype, sa, rng), data(dtype, sb, rng)
+        check_product(ruda.inner(put(a, gdev), put(b, gdev)), a, b, numpy.inner)
+    a, b = data(dtype, (3, 5), rng), data(dtype, (15,), rng)
+    check_product(ruda.vdot(put(a, gdev), put(b, gdev)), a, b, numpy.vdot)
+    out = ruda.empty((4, 3), dtype=ruda.asarray(a).dtype, device=gdev)
+    a, b = data(dtype, (4, 7), rng), data(dtype, (7, 3), rng)
+    ruda.dot(put(a, gdev), put(b, gdev), out=out)
+    check_product(out, a, b, numpy.dot)
+
+
+# -- outer, kron, cross ------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float32", "int16", "bool"])
+def test_outer_kron(dtype: str, gdev, rng) -> None:
+    need(gdev, "outer", dtype)
+    a, b = data(dtype, (7,), rng), data(dtype, (2, 5), rng)
+    x, y = put(a, gdev), put(b, gdev)
+    numpy.testing.assert_array_equal(to_numpy(ruda.outer(x, y)), numpy.outer(a, b))
+    numpy.testing.assert_array_equal(to_numpy(ruda.linalg.outer(x, y[0])),
+                                     numpy.linalg.outer(a, b[0]))  # fmt: skip
+    for sa, sb in [((3,), (4,)), ((2, 3), (4, 5)), ((2, 1, 3), (3, 2)), ((4,), (2, 2, 3))]:
+        p, q = data(dtype, sa, rng), data(dtype, sb, rng)
+        numpy.testing.assert_array_equal(to_numpy(ruda.kron(put(p, gdev), put(q, gdev))),
+                                         numpy.kron(p, q))  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int32"])
+def test_cross(dtype: str, gdev, rng) -> None:
+    need(gdev, "cross", dtype)
+    a, b = data(dtype, (5, 3), rng), data(dtype, (4, 1, 3), rng)
+    want = numpy.cross(a, b)
+    numpy.testing.assert_allclose(to_numpy(ruda.cross(put(a, gdev), put(b, gdev))), want)
+    c, d = data(dtype, (3, 6), rng), data(dtype, (6, 3), rng)
+    got = ruda.cross(put(c, gdev), put(d, gdev), axisa=0, axisb=1, axisc=0)
+    numpy.testing.assert_allclose(to_numpy(got), numpy.cross(c, d, axisa=0, axisb=1, axisc=0))
+    numpy.testing.assert_allclose(to_numpy(ruda.linalg.cross(put(c.T, gdev), put(d, gdev))),
+                                  numpy.linalg.cross(c.T, d))  # fmt: skip
+
+
+# -- trace, diagonal ---------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float32", "int8", "uint16", "bool"])
+def test_trace_diagonal(dtype: str, gdev, rng) -> None:
+    need(gdev, "trace", dtype)
+    a = data(dtype, (5, 7, 4), rng)
+    x = put(a, gdev)
+    for off in (0, 2, -3, 9):
+        for ax1, ax2 in ((0, 1), (2, 0), (1, 2)):
+            want = numpy.diagonal(a, off, ax1, ax2)
+            numpy.testing.assert_array_equal(to_numpy(ruda.diagonal(x, off, ax1, ax2)), want)
+            got = ruda.trace(x, off, ax1, ax2)
+            numpy.testing.assert_allclose(to_numpy(got), numpy.trace(a, off, ax1, ax2), rtol=1e-5)
+            assert to_numpy(got).dtype == numpy.trace(a, off, ax1, ax2).dtype
+        numpy.testing.assert_array_equal(to_numpy(ruda.linalg.diagonal(x, offset=off)),
+                                         numpy.linalg.diagonal(a, offset=off))  # fmt: skip
+        numpy.testing.assert_allclose(to_numpy(ruda.linalg.trace(x, offset=off)),
+                                      numpy.linalg.trace(a, offset=off), rtol=1e-5)  # fmt: skip
+
+
+# -- norms -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+def test_vector_norm(dtype: str, gdev, rng) -> None:
+    need(gdev, "linalg.vector_norm", dtype)
+    a = data(dtype, (6, 5, 9), rng)
+    if numpy.dtype(dtype).kind == "i":
+        a = (a % 100).astype(dtype)
+    x = put(a, gdev)
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    for ord in (2, 1, 0, float("inf"), float("-inf"), 3, -1, 0.5):
+        for axis in (None, 1, (0, 2), -1):
+            for keepdims in (False, True):
+                got = ruda.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)
+                with numpy.errstate(divide="ignore"):  # zeros to a negative power
+                    want = numpy.linalg.vector_norm(a, axis=axis, keepdims=keepdims, ord=ord)
+                g = to_numpy(got)
+                assert g.shape == want.shape and g.dtype == want.dtype, (ord, axis, g.dtype)
+                numpy.testing.assert_allclose(g, want, rtol=tol * 10, err_msg=f"{ord} {axis}")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_matrix_norm_and_norm(dtype: str, gdev, rng) -> None:
+    need(gdev, "linalg.matrix_norm", dtype)
+    a = data(dtype, (3, 7, 5), rng)
+    x = put(a, gdev)
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    for ord in ("fro", 1, -1, float("inf"), float("-inf")):
+        for keepdims in (False, True):
+            got = to_numpy(ruda.linalg.matrix_norm(x, keepdims=keepdims, ord=ord))
+            want = numpy.linalg.matrix_norm(a, keepdims=keepdims, ord=ord)
+            assert got.shape == want.shape
+            numpy.testing.assert_allclose(got, want, rtol=tol)
+    for ord in ("nuc", 2, -2):
+        try:
+            got = to_numpy(ruda.linalg.matrix_norm(x, ord=ord))
+        except NotImplementedError as e:
+            assert "svdvals" in str(e) and "ruda." in str(e)
+            continue
+        numpy.testing.assert_allclose(got, numpy.linalg.matrix_norm(a, ord=ord), rtol=tol * 10)
+    cases = [(a[0], None, None), (a[0], 1, None), (a, "fro", (2, 1)), (a, 3, 1),
+             (a, float("inf"), (0, 2)), (a[0, 0], None, None)]  # fmt: skip
+    for src, ord, axis in cases:
+        xs = put(src, gdev)
+        for keepdims in (False, True):
+            got = to_numpy(ruda.linalg.norm(xs, ord, axis, keepdims))
+            want = numpy.linalg.norm(src, ord, axis, keepdims)
+            assert got.shape == want.shape, (ord, axis)
+            numpy.testing.assert_allclose(got, want, rtol=tol)
+
+
+# -- matrix_power, multi_dot -------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float64", "int64"])
+def test_matrix_power(dtype: str, gdev, rng) -> None:
+    need(gdev, "linalg.matrix_power", dtype)
+    a = data(dtype, (2, 6, 6), rng)
+    if numpy.dtype(dtype).kind == "f":
+        a = a / 3
+    x = put(a, gdev)
+    for n in (0, 1, 2, 3, 5, 8):
+        want = numpy.linalg.matrix_power(a, n)
+        got = to_numpy(ruda.linalg.matrix_power(x, n))
+        assert got.dtype == want.dtype
+        if want.dtype.kind == "f":
+            numpy.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+        else:
+            numpy.testing.assert_array_equal(got, want)
+
+
+def test_matrix_power_negative(gdev, rng) -> None:
+    need(gdev, "linalg.matrix_power", "float64")
+    a = data("float64", (3, 5, 5), rng) / 4 + 2 * numpy.eye(5)  # well conditioned
+    x = put(a, gdev)
+    for n in (-1, -3):
+        try:
+            got = to_numpy(ruda.linalg.matrix_power(x, n))
+        except NotImplementedError as e:  # until the device has linalg.inv
+            assert "linalg.inv" in str(e) and "ruda." in str(e)
+            continue
+        numpy.testing.assert_allclose(got, numpy.linalg.matrix_power(a, n), rtol=1e-9)
+
+
+def test_multi_dot(gdev, rng) -> None:
+    need(gdev, "linalg.multi_dot")
+    ms = [data("float64", s, rng) for s in ((9,), (9, 30), (30, 2), (2, 40), (40,))]
+    got = ruda.linalg.multi_dot([put(m, gdev) for m in ms])
+    numpy.testing.assert_allclose(to_numpy(got), numpy.linalg.multi_dot(ms), rtol=1e-10)

@@ -1,0 +1,137 @@
+"""The tiled matmul kernel (``ruda._kernels.matmul``): its variant space, and every dtype x
+operand layout x a spread of variants rendered and compiled, WGSL through naga on the adapter
+and CUDA C++ to PTX for sm_90 through NVRTC (the kernel is a tuning candidate beside cuBLAS).
+Results against NumPy are in tests/wgpu/test_linalg_products.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from ruda._kernels import cuda, ir, matmul, nvrtc, wgsl
+
+TYPES = [ir.F32, ir.F64, ir.F16, ir.I32, ir.I64, ir.I8, ir.U8, ir.I16, ir.U32, ir.BOOL,
+         *ir.COMPLEX_TYPES]  # fmt: skip
+LAYOUTS = [("n", "n"), ("t", "n"), ("n", "t"), ("t", "t"), ("s", "s")]
+SAMPLE = [
+    dict(matmul.DEFAULTS),
+    {"bm": 64, "bn": 64, "bk": 8, "tm": 4, "tn": 4, "vec": 4, "split": 4, "group": 8, "wide": 4},
+    {"bm": 16, "bn": 128, "bk": 8, "tm": 1, "tn": 8, "vec": 1, "split": 1, "group": 1},
+    {"bm": 32, "bn": 32, "bk": 16, "tm": 2, "tn": 2, "vec": 4, "split": 2, "group": 4},
+]  # fmt: skip
+
+
+def _kernels() -> list[ir.Kernel]:
+    out = []
+    for t in TYPES:
+        acc = matmul.acc_type(t)
+        for la, lb in LAYOUTS:
+            for v in SAMPLE:
+                if not matmul.valid(v, acc):
+                    continue
+                lanes = v["vec"] if t in (ir.F32, ir.I32, ir.U32) else 1
+                va = lanes if la != "s" else 1
+                vb = lanes if lb != "s" else 1
+                args = {
+                    k: {**matmul.DEFAULTS, **v}[k]
+                    for k in ("bm", "bn", "bk", "tm", "tn", "split", "group", "wide")
+                }
+                out.append(matmul.build(t, t, t, la, lb, 2 if la == "s" else 0, va=va, vb=vb,
+                                        **args))  # fmt: skip
+            if matmul.valid(SAMPLE[1], acc):
+                out.append(matmul.build_sum(acc, t, 4))
+    out.append(matmul.build(ir.I8, ir.F32, ir.F32, "n", "t", 1))  # mixed operand types
+    out.append(matmul.build(ir.F16, ir.F16, ir.F16, "t", "s", 3, 64, 64, 8, 4, 4))
+    return list({k.name: k for k in out}.values())
+
+
+def test_variant_space():
+    vs = matmul.variants(ir.F32)
+    assert matmul.DEFAULTS in vs and len(vs) > 100
+    assert all(matmul.threads(v) <= 256 and matmul.shared_bytes(v, ir.F32) <= 16384 for v in vs)
+    assert not matmul.valid(matmul.DEFAULTS, ir.F64)  # 32 KiB of f64 slices
+    for t in (ir.F32, ir.F64, ir.F16, ir.I8, ir.BOOL):
+        for shape in ((8192, 8192, 8192), (3, 5, 7), (1, 4096, 100000), (300, 1, 20)):
+            p = matmul.default_variant(t, *shape)
+            assert matmul.valid(p, matmul.acc_type(t)), (t, shape, p)
+    big = matmul.default_variant(ir.F32, 8192, 8192, 8192)
+    assert (big["bm"], big["bn"], big["tm"], big["tn"]) == (128, 128, 8, 8)
+    assert matmul.default_variant(ir.F32, 64, 64, 1 << 16)["split"] > 1
+
+
+def test_plans_split_and_vectorise():
+    pr = matmul.Problem(100, 60, 5000)
+    p = matmul.plan(ir.F32, ir.F32, ir.F32, pr, {"split": 4})
+    assert [launch.kernel.name.startswith("matmul_sum") for launch in p.launches] == [False, True]
+    assert p.temps and p.launches[0].kernel.vector_width == 4
+    odd = matmul.plan(ir.F32, ir.F32, ir.F32, matmul.Problem(7, 5, 3))
+    assert odd.launches[0].kernel.vector_width == 1  # K = 3 rows cannot hold whole vectors
+
+
+@pytest.fixture(scope="module")
+def kernels() -> list[ir.Kernel]:
+    return _kernels()
+
+
+def test_wgsl_compiles(kernels):
+    wgpu = pytest.importorskip("wgpu", reason="wgpu-py not installed: WGSL not compiled")
+    adapter = wgpu.gpu.request_adapter_sync()
+    if adapter is None:
+        pytest.skip("no WebGPU adapter (install mesa-vulkan-drivers)")
+    feats = {"shader-f16", "shader-f64", "shader-int64"} & set(adapter.features)
+    device = adapter.request_device_sync(required_features=sorted(feats))
+    todo = [k for k in kernels if k.features <= feats]
+    assert len(todo) > 60
+    for k in todo:
+        try:
+            device.create_shader_module(code=wgsl.render(k))
+        except Exception as e:  # the kernel's name and source help more than naga's span
+            pytest.fail(f"{k.name}: {e}\n{wgsl.render(k)[:4000]}", pytrace=False)
+    k = todo[0]  # the driver's compiler too, for the default variant
+    module = device.create_shader_module(code=wgsl.render(k))
+    device.create_compute_pipeline(layout="auto", compute={"module": module, "entry_point": k.name})
+
+
+def test_cuda_compiles_to_ptx(kernels):
+    if not nvrtc.available():
+        pytest.skip("NVRTC not found (pip install nvidia-cuda-nvrtc-cu12): CUDA not compiled")
+    src = cuda.render_many(kernels)
+    # -G: no device optimisation (halves the time; the front end checks everything)
+    ptx = nvrtc.compile(src, options=(*nvrtc.DEFAULT_OPTIONS, "-w", "-G"))
+    assert ptx.count(".entry matmul_") == len(kernels)
+    # the default f32 kernel, optimised: its operands arrive as 128-bit vector loads
+    k = matmul.plan(ir.F32, ir.F32, ir.F32, matmul.Problem(4096, 4096, 4096)).launches[0].kernel
+    ptx = nvrtc.compile(cuda.render(k), options=(*nvrtc.DEFAULT_OPTIONS, "-w"))
+    assert "ld.global.nc.v4.f32" in ptx or "ld.global.v4.f32" in ptx
+    assert ptx.count("fma.rn.f32") >= 8 * 8 * 8  # the 8 x 8 register tile, bk = 8 unrolled
+
+
+def test_tuning_family_runs_candidates():
+    """The tuner's family: its candidates build, and a spread of them run on the adapter
+    through the tuner's own runner and agree with NumPy (the check the tuner applies)."""
+    import numpy as np
+
+    wgpu = pytest.importorskip("wgpu", reason="wgpu-py not installed")
+    from ruda._kernels import timing, tune
+
+    adapter = wgpu.gpu.request_adapter_sync()
+    if adapter is None:
+        pytest.skip("no WebGPU adapter (install mesa-vulkan-drivers)")
+    device = adapter.request_device_sync(required_features=[])
+    matmul.register_tuning()
+    fam = tune.FAMILIES["matmul"]
+    target = tune.Target.from_wgpu(device)
+    runner = timing.WgpuRunner(device)
+    rng = np.random.default_rng()
+    for layout, shape in (
+        ("nn", (1, 40, 72, 36)),
+        ("tn", (2, 33, 20, 64)),
+        ("nt", (1, 8, 300, 12)),
+    ):
+        key = tune.Key("matmul", ("f32", "f32", "f32"), layout, shape)
+        cands = fam.candidates(key, target)
+        assert fam.heuristic(key, target) in cands
+        arrays = fam.inputs(key, rng)
+        want = fam.reference(key, arrays)
+        for p in [fam.heuristic(key, target), *cands[:: max(1, len(cands) // 6)]]:
+            got = runner.prepare(fam.build(p, key), arrays, fam.output(key)).output()
+            assert tune.agrees(got, want, fam.tolerance(key)), (layout, p)
