@@ -82,6 +82,9 @@ def asarray(
         if copy:
             return _wrap(dev._ops["copy"](data), dev)
         return obj if dev is obj._device else _wrap(data, dev)
+    leaf = _device_leaf(obj) if isinstance(obj, (list, tuple)) else None
+    if leaf is not None:
+        return _stack_nested(obj, npdt, leaf._device if device is None else resolve(device), copy)
     dev = resolve(device)
     if copy is False and dev is not CPU:
         raise ValueError(f"ruda.asarray: copy=False, but host data must be copied to {dev}")
@@ -105,6 +108,36 @@ def asarray(
         if dev is not CPU:
             raise TypeError(f"ruda.asarray: object arrays live on the cpu only, not {dev}")
     return _to_device(data, dev)
+
+
+def _device_leaf(obj: Any) -> Array | None:
+    """The first array of a non-cpu device among the leaves of a nested sequence, if any."""
+    stack = [obj]
+    while stack:
+        o = stack.pop()
+        if isinstance(o, (list, tuple)):
+            stack.extend(o)
+        elif isinstance(o, Array) and o._device is not CPU:
+            return o
+    return None
+
+
+def _stack_nested(obj: Any, npdt: np.dtype | None, dev: Device, copy: bool | None) -> Array:
+    """A nested sequence holding device arrays, stacked on ``dev`` (no host round trip)."""
+    from ._manipulation import stack
+
+    if copy is False:
+        raise ValueError("ruda.asarray: copy=False, but a nested sequence must be copied")
+
+    def build(o: Any) -> Array:
+        if isinstance(o, (list, tuple)):
+            if not o:
+                raise ValueError("ruda.asarray: an empty sequence beside arrays has no shape")
+            return stack([build(e) for e in o])
+        return asarray(o, device=dev)
+
+    out = build(obj)
+    return out if npdt is None or out.dtype == npdt else asarray(out, dtype=npdt)
 
 
 def _is_nested_python(obj: Any) -> bool:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import ruda
-from tests.helpers import assert_close, put
+from tests.helpers import assert_close, put, to_numpy
 
 ints = hnp.arrays(
     numpy.int32,
@@ -77,7 +77,7 @@ def test_searchsorted(device, rng):
     assert r.ndim == 0 and r.dtype == ruda.int64
     assert int(r) == numpy.searchsorted(s, 5)
     f = put(numpy.sort(rng.standard_normal(10)), device)
-    assert int(ruda.searchsorted(f, 0.25)) == numpy.searchsorted(numpy.asarray(f), 0.25)
+    assert int(ruda.searchsorted(f, 0.25)) == numpy.searchsorted(to_numpy(f), 0.25)
 
 
 def test_nanarg(device):

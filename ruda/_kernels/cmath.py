@@ -434,11 +434,16 @@ def _log1p(t: ir.Type) -> ir.Function:
 
 @cache
 def _expm1(t: ir.Type) -> ir.Function:
-    """NumPy's loop: expm1(x) cos y - 2 sin^2(y/2) + i exp(x) sin y."""
+    """NumPy's loop: expm1(x) cos y - 2 sin^2(y/2) + i exp(x) sin y; the standard's special
+    values: expm1(x) + 0j on the real axis (+0 for ±0), C99's cexp(z) - 1 off the finite."""
     z = Var("z", t)
     x, y, body = _parts(t, z)
-    a = Var("a", t.part)
-    body += [Let(a, ir.call("sin", y * 0.5)),
+    a, e = Var("a", t.part), Var("e", t)
+    body += [If(y.eq(0.0), (Return(make(_sel(x.eq(0.0), _f(0.0, t.part), ir.call("expm1", x)),
+                                        y, t)),)),
+             If(ir.Unary("not", land(isfinite(x), isfinite(y)), BOOL), (
+                 Let(e, _exp(t)(z)), Return(make(re(e) - 1.0, im(e), t)))),
+             Let(a, ir.call("sin", y * 0.5)),
              Return(make(ir.call("expm1", x) * ir.call("cos", y) - 2.0 * a * a,
                          ir.call("exp", x) * ir.call("sin", y), t))]  # fmt: skip
     return _function("expm1", t, (z,), t, body)

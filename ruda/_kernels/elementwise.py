@@ -247,9 +247,11 @@ def _sign(a: ir.Expr) -> ir.Expr:
     one, zero = _c(1, a), _c(0, a)
     if a.type.kind == "u":
         return ir.select(a > 0, one, zero)
-    rest = ir.select(a < 0, _c(-1, a), zero)
+    rest = zero
     if a.type.is_float:  # NaN stays NaN; -0 gives +0 (NumPy)
-        rest = ir.select(isnan(a), a, rest)
+        rest = ir.select(isnan(a), a, zero)
+    # zero innermost: lavapipe folds select(c, -1.0, 0.0) into -float(c), a -0.0 for +0
+    rest = ir.select(a < 0, _c(-1, a), rest)
     return ir.select(a > 0, one, rest)
 
 

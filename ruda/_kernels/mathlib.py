@@ -404,7 +404,7 @@ def lcm(t: ir.Type) -> ir.Function:
 @cache
 def float_divmod(t: ir.Type, remainder: bool) -> ir.Function:
     """NumPy's npy_divmod: floor division (or the remainder) from fmod, exact where
-    floor(a / b) is not (1 // 0.1 is 9)."""
+    floor(a / b) is not (1 // 0.1 is 9); floor division takes the standard's infinities."""
     name, (a, b) = _fn("ruda_remainder" if remainder else "ruda_floordiv", t, "a b")
     m0, div, fl = Var("m0", t), Var("div", t), Var("fl", t)
     flip = Var("flip", ir.BOOL)
@@ -421,6 +421,8 @@ def float_divmod(t: ir.Type, remainder: bool) -> ir.Function:
         ]
     else:
         body += [
+            # The standard: ±inf // finite is ±inf and finite // ±inf is ±0 (NumPy: NaN, -1).
+            If(isinf(a).ne(isinf(b)), (Return(a / b),)),
             Let(div, (a - m0) / b, mutable=True),
             If(flip, (Assign(div, div - 1.0),)),
             If(div.eq(0.0), (Return(copysign(zero, a / b)),)),

@@ -165,6 +165,11 @@ class WGSL(CLike):
         x = self.expr(e.a)
         if dst is ir.BOOL:
             return f"({x} != {self.literal(0, src)})" if src is not ir.BOOL else x
+        if src.kind == "f" and dst.kind == "u":
+            # NumPy converts a negative float through the signed integer (WGSL saturates at 0).
+            w = "64" if dst is ir.U64 else "32"
+            x = f"select(u{w}({x}), bitcast<u{w}>(i{w}({x})), {x} < {self.literal(0, src)})"
+            src = ir.U64 if dst is ir.U64 else ir.U32
         if dst.is_narrow:  # re-wrap into the narrow range (NumPy's casts wrap)
             if src.is_narrow and src.kind == dst.kind and src.bits <= dst.bits:
                 return x
@@ -175,6 +180,10 @@ class WGSL(CLike):
             return f"((i32({x}) << {32 - dst.bits}u) >> {32 - dst.bits}u)"
         if self.type(src) == self.type(dst):
             return x
+        if dst is ir.U64 and src.kind == "i" and src.bits <= 32:
+            return f"bitcast<u64>(i64({x}))"  # sign-extend first (naga's u64(i32) zero-extends)
+        if dst is ir.I64 and src.kind == "u" and src.bits <= 32:
+            return f"bitcast<i64>(u64({x}))"  # zero-extend first (naga's i64(u32) sign-extends)
         return f"{self.type(dst)}({x})"
 
     def _e_bitcast(self, e: ir.Bitcast) -> str:

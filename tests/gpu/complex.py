@@ -172,6 +172,11 @@ def test_special_values_and_branch_cuts(name: str, dtype: str, gdev) -> None:
     with numpy.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         want = fn(z)
+        if name == "expm1":  # the standard's values (C99 cexp - 1): the cpu backend repairs NumPy's
+            want = to_numpy(ruda.expm1(ruda.asarray(z, device="cpu")))
+            axis = z.imag == 0  # exactly expm1(x) + yj there (NumPy's inf * sin(0) is NaN)
+            want.real[axis] = numpy.where(z.real[axis] == 0, 0.0, numpy.expm1(z.real[axis]))
+            want.imag[axis] = z.imag[axis]
     got = to_numpy(getattr(ruda, name)(ruda.asarray(z, device=gdev)))
     assert got.dtype == want.dtype
     if want.dtype.kind != "c":

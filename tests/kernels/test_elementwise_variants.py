@@ -102,7 +102,16 @@ def test_invalid_variants_raise(kw, sig, nd, match):
         elementwise.build("add", sig[0], sig[1], nd, **kw)
 
 
-def test_tune_family_declares_the_space():
+@pytest.fixture
+def no_backend_defaults(monkeypatch):
+    """The family's own heuristic, whatever a backend imported earlier declared as its default."""
+    monkeypatch.setattr(tune, "BACKEND_DEFAULTS", {})
+    tune._clear_memos()
+    yield
+    tune._clear_memos()
+
+
+def test_tune_family_declares_the_space(no_backend_defaults):
     fam = tune.FAMILIES["elementwise"]
     assert fam.space == {k: tuple(v) for k, v in elementwise.VARIANTS.items()}
     wg = tune.Target("wgpu", "test", "test", frozenset(), 1024)
@@ -303,7 +312,7 @@ def test_variants_compute_numpy_results(runner, gpu, op, ins, out):
     assert time.perf_counter() - t0 < 60
 
 
-def test_tuner_searches_the_variants(gpu):
+def test_tuner_searches_the_variants(gpu, no_backend_defaults):
     device, feats, max_wg = gpu
     from ruda._kernels import timing
 

@@ -20,7 +20,7 @@ import numpy as np
 from ... import _dtypes as dt
 from ..._kernels import cmath, ir
 from ..._kernels import elementwise as ew
-from ..._ops import Op
+from ..._ops import OPS, Op
 from ..._promotion import promote, with_scalar
 from . import kernels
 from .creation import CreationOps
@@ -210,7 +210,7 @@ class GpuOps(CreationOps):
                 cdt = np.dtype(np.bool_) if logical else (a.dtype if isinstance(a, np.generic) and
                                                           op.result != "bool" else rn)  # fmt: skip
                 ins.append(self.constant(ctx, v, cdt))
-        shape = np.broadcast_shapes(*(x.shape for x in ins))
+        shape = _broadcast(ins)
         if out is None:
             out = ctx.allocator.empty(shape, result)
         else:
@@ -241,6 +241,8 @@ class GpuOps(CreationOps):
 
     def call(self, op: Op, args: tuple[Any, ...], out: Any, kwargs: dict[str, Any]) -> Any:
         """A ufunc-style call of ``op``: arity, ``out=`` (a 1-tuple too), the keywords."""
+        if op.name == "round" and len(args) == 2 and out is None and not kwargs:
+            return self.round_decimals(*args)
         if len(args) != op.arity:
             raise TypeError(f"{op.name} takes {op.arity} operand(s), got {len(args)}")
         if isinstance(out, tuple):
@@ -248,15 +250,91 @@ class GpuOps(CreationOps):
                 raise ValueError(f"{op.name} has one output, got {len(out)} out arrays")
             out = out[0]
         where = kwargs.pop("where", True)
+        dtype = kwargs.pop("dtype", None)
         kwargs.pop("casting", None) if kwargs.get("casting") == "same_kind" else None
-        if where is not True or kwargs:
-            names = ", ".join(["where"] * (where is not True) + sorted(kwargs))
-            raise NotImplementedError(
-                f"{op.name}: the keyword(s) {names} are not implemented on {self.kind} yet"
-            )
+        if kwargs:
+            raise NotImplementedError(f"{op.name}: the keyword(s) {', '.join(sorted(kwargs))} "
+                                      f"are not implemented on {self.kind} yet")  # fmt: skip
         if out is not None and not isinstance(out, self.native):
             raise TypeError(f"{op.name}: out must be an array on the same {self.kind} device")
-        return self.apply(op, args, out)
+        if dtype is not None:  # NumPy's loop selection: the operands converted to dtype
+            npdt = dt.to_numpy(dtype)
+            args = tuple(self.astype(a, npdt, copy=False) if isinstance(a, self.native) else a
+                         for a in args)  # fmt: skip
+        if op.name == "ldexp":  # mixed operand types: NumPy's (float, int) loop, not promotion
+            args = self._ldexp_operands(args, out)
+        if where is True:
+            return self.apply(op, args, out) if op.name != "ldexp" else self._ldexp(args, out)
+        return self._apply_where(op, args, out, where)
+
+    def _ldexp_operands(self, args: tuple[Any, ...], out: Any) -> tuple[Any, Any]:
+        """ldexp's operands as NumPy's loop takes them: (float mantissas, int64 exponents)."""
+        ctx = next((a.ctx for a in (*args, out) if isinstance(a, self.native)), None)
+        if ctx is None:
+            raise TypeError(f"ldexp: expected at least one {self.kind} array operand")
+        d0, d1 = (a.dtype if hasattr(a, "dtype") else np.asarray(a).dtype for a in args)
+        if d1.kind not in "biu":
+            raise TypeError(f"ldexp: the exponents must be integers, got {d1}")
+        f = np.ldexp.resolve_dtypes((d0, np.dtype(np.int64), None))[0]
+        ctx.check_dtype(f, "ldexp")
+        # int32 exponents where they fit (no 64-bit integer kernels needed), else int64
+        small = d1.itemsize < 4 or d1 == np.int32 or not isinstance(args[1], self.native)
+        e_dt = np.dtype(np.int32 if small and _fits_i32(args[1]) else np.int64)
+        conv = []
+        for a, want in zip(args, (f, e_dt), strict=True):
+            if isinstance(a, self.native):
+                conv.append(self.astype(a, want, copy=False))
+            else:
+                conv.append(self.constant(ctx, a.item() if isinstance(a, np.generic) else a, want))
+        return tuple(conv)
+
+    def _ldexp(self, args: tuple[Any, Any], out: Any) -> Any:
+        m, e = args
+        shape = _broadcast((m, e))
+        if out is None:
+            out = m.ctx.allocator.empty(shape, m.dtype)
+        else:
+            self._check_out(OPS["ldexp"], shape, m.dtype, out)
+        ins = [m if not m.shares_memory(out) else self.copy(m), e]
+        types = (ir.type_of(m.dtype), ir.type_of(e.dtype))
+        self.launch_map(m.ctx, _ElementwiseMaker("ldexp", types, ir.type_of(out.dtype)), ins, out)
+        return out
+
+    def _apply_where(self, op: Op, args: tuple[Any, ...], out: Any, where: Any) -> Any:
+        """NumPy's ``where=``: ``out`` keeps its values where the mask is False."""
+        r = self.apply(op, args) if op.name != "ldexp" else self._ldexp(args, None)
+        if out is None:
+            # Note: NumPy leaves the where=False elements uninitialised; ruda leaves them computed.
+            return r
+        import ruda
+        from ruda._array import _wrap
+
+        dev = ruda.Device(out.device)
+        w = _wrap(where, dev) if isinstance(where, self.native) else ruda.asarray(where, device=dev)
+        o = _wrap(out, dev)
+        self.assign(out, ruda.where(w, ruda.astype(_wrap(r, dev), o.dtype), o)._data)
+        return out
+
+    def round_decimals(self, x: Any, decimals: int) -> Any:
+        """NumPy's ``round(x, decimals)``: scale by a power of ten, round half to even, unscale."""
+        import ruda
+        from ruda._array import _wrap
+
+        if x.dtype.kind in "biu":
+            if decimals >= 0:
+                return self.copy(x)
+            raise NotImplementedError(
+                f"ruda.round: negative decimals for integers are not implemented on {self.kind} yet"
+            )
+        dev = ruda.Device(x.device)
+        a = _wrap(x, dev)
+        if x.dtype.kind == "c":
+            re = self.round_decimals(ruda.real(a)._data, decimals)
+            im = self.round_decimals(ruda.imag(a)._data, decimals)
+            return (_wrap(re, dev) + 1j * _wrap(im, dev))._data
+        f = 10.0 ** abs(decimals)
+        r = ruda.round(a * f) / f if decimals >= 0 else ruda.round(a / f) * f
+        return ruda.astype(r, a.dtype)._data
 
     def make_elementwise(self, op: Op) -> Callable[..., Any]:
         """The implementation of op-table entry ``op`` the dispatch table serves."""
@@ -278,6 +356,20 @@ class GpuOps(CreationOps):
 
 
 __all__ = ["PY_SCALARS", "GpuOps", "loop_dtype", "mixed", "result_dtype"]
+
+
+def _broadcast(ins: Any) -> tuple[int, ...]:
+    """The operands' broadcast shape, or NumPy's ufunc error."""
+    try:
+        return np.broadcast_shapes(*(x.shape for x in ins))
+    except ValueError:
+        shapes = " ".join(str(x.shape) for x in ins)
+        raise ValueError(f"operands could not be broadcast together with shapes {shapes}") from None
+
+
+def _fits_i32(v: Any) -> bool:
+    """An array operand, or a scalar exponent within int32's range."""
+    return hasattr(v, "shape") and not isinstance(v, np.generic) or -(2**31) <= int(v) < 2**31
 
 
 class _ElementwiseMaker:

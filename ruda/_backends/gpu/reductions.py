@@ -164,6 +164,27 @@ class Reductions:
         return Layout(self, x, axis)
 
     # -- helpers ---------------------------------------------------------------------------------
+    def _masked(self, op: str, x: Any, where: Any, initial: Any) -> Any:
+        """``x`` with the where=False elements replaced by ``op``'s identity (device ``where``)."""
+        import ruda
+        from ruda._array import _wrap
+
+        fill = _IDENTITY.get(op)
+        if fill is None:  # max/min: no identity, so NumPy asks for initial= (it fills empty slices)
+            if initial is _NoValue:
+                raise ValueError(f"ruda.{op}: where= needs initial= ({op} has no identity)")
+            if x.dtype.kind == "b":
+                fill = op == "min"
+            elif x.dtype.kind in "iu":
+                fill = np.iinfo(x.dtype).min if op == "max" else np.iinfo(x.dtype).max
+            else:
+                fill = -np.inf if op == "max" else np.inf
+        dev = ruda.Device(x.device)
+        native = isinstance(where, self.ops.native)
+        w = _wrap(where, dev) if native else ruda.asarray(where, device=dev)
+        c = ruda.asarray(fill, dtype=x.dtype, device=dev)
+        return ruda.where(w, _wrap(x, dev), c)._data
+
     def _unsupported(self, fname: str, where: Any) -> None:
         if where is not True:
             raise NotImplementedError(f"ruda.{fname}: where= is not implemented on "
@@ -213,7 +234,8 @@ class Reductions:
 
         def fn(x: Any, axis: Any = None, keepdims: bool = False, dtype: Any = None,
                out: Any = None, where: Any = True, initial: Any = _NoValue) -> Any:  # fmt: skip
-            self._unsupported(op, where)
+            if where is not True:
+                x = self._masked(op, x, where, initial)
             ctx = x.ctx
             in_t = self._check(ctx, x.dtype, op)
             if dtype is not None and op in ("sum", "prod"):

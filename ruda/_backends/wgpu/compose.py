@@ -1,11 +1,30 @@
-"""diff, bincount, median, eye and diag on wgpu: the shared compositions of
-``gpu.compose_stats`` and ``gpu.compose_diag`` over ruda's device ops."""
+"""diff, bincount, median, eye, diag, linspace, meshgrid, tril, triu and isin on wgpu: the shared
+compositions of ``gpu.compose_stats``, ``compose_diag``, ``compose_create`` and ``compose_sets``
+over ruda's device ops."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..gpu import compose_diag, compose_stats
+from ..gpu import (
+    compose_create,
+    compose_diag,
+    compose_nan,
+    compose_sets,
+    compose_special,
+    compose_stats,
+    compose_ufunc,
+    compose_weighted,
+)
 
-LIBRARY: dict[str, Any] = {**compose_stats.library(), **compose_diag.library()}
+LIBRARY: dict[str, Any] = {
+    **compose_stats.library(),
+    **compose_diag.library(),
+    **compose_create.library(),
+    **compose_sets.library(),
+    **compose_nan.library(),  # nan-aware reductions and ptp
+    **compose_weighted.library(),  # average, cov, corrcoef
+    **compose_ufunc.library(),  # ufunc.reduce / accumulate / outer
+    **compose_special.library(),  # divmod, modf, frexp, heaviside, gcd, lcm
+}
 __all__ = ["LIBRARY"]

@@ -1,0 +1,45 @@
+"""isin on the GPU backends: a sort of ``x2`` and a binary search of every element of ``x1``
+(ruda's radix sort, searchsorted, take and a compare); nothing runs on the host."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .compose_stats import _arrays
+
+# complex values have no order to sort by: compared against x2 in tiles of this many pairs
+COMPLEX_TILE = 1 << 22
+
+
+def isin(x1: Any, x2: Any, assume_unique: bool = False, invert: bool = False,
+         kind: str | None = None) -> Any:  # fmt: skip
+    """Whether each element of ``x1`` equals some element of ``x2`` (NaN matches nothing)."""
+    import ruda as rd
+
+    a, b = (_arrays(v)[1] if hasattr(v, "ctx") else v for v in (x1, x2))
+    dev = (a if isinstance(a, rd.Array) else b).device
+    a, b = (rd.asarray(v, device=dev) for v in (a, b))  # NumPy: a scalar as its default type
+    work = rd.result_type(a, b)
+    a, b = rd.astype(a, work), rd.astype(b, work)
+    flat, keys = rd.reshape(a, (-1,)), rd.reshape(b, (-1,))
+    if keys.size == 0 or flat.size == 0:
+        hit = rd.zeros(flat.shape, dtype=rd.bool, device=dev)
+    elif rd.isdtype(work, "complex floating"):
+        step = max(1, COMPLEX_TILE // keys.size)
+        parts = [rd.any(flat[s : s + step, None] == keys, axis=1)
+                 for s in range(0, flat.size, step)]  # fmt: skip
+        hit = parts[0] if len(parts) == 1 else rd.concat(parts)
+    else:
+        keys = rd.sort(keys)
+        pos = rd.minimum(rd.searchsorted(keys, flat), keys.size - 1)
+        hit = rd.take(keys, pos) == flat
+    hit = rd.reshape(hit, a.shape)
+    return (rd.logical_not(hit) if invert else hit)._data
+
+
+def library() -> dict[str, Any]:
+    """The op-table entries of this module (the same functions on every GPU backend)."""
+    return {"isin": isin}
+
+
+__all__ = ["COMPLEX_TILE", "isin", "library"]

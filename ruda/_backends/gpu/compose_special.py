@@ -1,0 +1,124 @@
+"""The table's elementwise functions without a single-kernel expression (divmod, modf, frexp,
+heaviside, gcd, lcm) on the GPU backends, composed of ruda's device elementwise ops.
+
+gcd/lcm run Euclid's steps as whole-array ops until every remainder is zero: one boolean
+read-back per step (at most ~92 steps for int64, far fewer in practice).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .compose_stats import _arrays
+
+
+def _operands(*vs: Any) -> tuple[Any, ...]:
+    """The ruda namespace and the operands as ruda arrays on the array operands' device."""
+    rd = _arrays(next(v for v in vs if hasattr(v, "ctx")))[0]
+    return (rd, *(_arrays(v)[1] if hasattr(v, "ctx") else v for v in vs))
+
+
+def _out(rd: Any, rs: Any, out: Any) -> Any:
+    if out is None:
+        return tuple(r._data for r in rs) if isinstance(rs, tuple) else rs._data
+    outs = out if isinstance(out, tuple) else (out,)
+    for o, r in zip(outs, rs if isinstance(rs, tuple) else (rs,), strict=True):
+        _arrays(o)[1][...] = r
+    return out
+
+
+def _kw(name: str, kw: dict) -> None:
+    if kw:
+        raise NotImplementedError(f"ruda.{name}: the keyword(s) {', '.join(sorted(kw))} are not "
+                                  "implemented on this GPU backend yet")  # fmt: skip
+
+
+def divmod_(x: Any, y: Any, out: Any = None, **kw: Any) -> Any:
+    """(floor_divide, remainder), NumPy's ``divmod``."""
+    _kw("divmod", kw)
+    rd, a, b = _operands(x, y)
+    return _out(rd, (rd.floor_divide(a, b), rd.remainder(a, b)), out)
+
+
+def modf(x: Any, out: Any = None, **kw: Any) -> Any:
+    """(fractional part, integral part), both with ``x``'s sign; inf gives (±0, ±inf)."""
+    _kw("modf", kw)
+    rd, a = _operands(x)
+    if not rd.isdtype(a.dtype, "real floating"):
+        a = rd.astype(a, rd.float64 if a.dtype.itemsize > 2 or a.dtype == rd.bool else rd.float32)
+    i = rd.trunc(a)
+    f = rd.where(rd.isinf(a), rd.copysign(rd.zeros_like(a), a), a - i)
+    return _out(rd, (f, i), out)
+
+
+def frexp(x: Any, out: Any = None, **kw: Any) -> Any:
+    """(mantissa in [0.5, 1), int32 exponent) with ``x == m * 2**e``; 0, inf, nan give e = 0."""
+    _kw("frexp", kw)
+    rd, a = _operands(x)
+    if not rd.isdtype(a.dtype, "real floating"):
+        a = rd.astype(a, rd.float64)
+    finite = rd.isfinite(a) & (a != 0)
+    mag = rd.where(finite, rd.abs(a), 1.0)
+    # log2 rounds near powers of two: one correction step each way makes it exact.
+    e = rd.astype(rd.floor(rd.log2(rd.astype(mag, rd.float64))), rd.int32) + 1
+    m = rd.ldexp(mag, -e)
+    up, down = m >= 1, m < 0.5
+    e = e + rd.astype(up, rd.int32) - rd.astype(down, rd.int32)
+    m = rd.ldexp(mag, -e)
+    m = rd.where(finite, rd.copysign(m, a), a)
+    return _out(rd, (m, rd.where(finite, e, 0)), out)
+
+
+def heaviside(x: Any, y: Any, out: Any = None, **kw: Any) -> Any:
+    """0 where ``x < 0``, ``y`` where ``x == 0``, 1 where ``x > 0``; NaN stays NaN."""
+    _kw("heaviside", kw)
+    rd, a, b = _operands(x, y)
+    dt = rd.result_type(a, b)
+    dt = dt if rd.isdtype(dt, "real floating") else rd.float64
+    a = rd.astype(a, dt)
+    r = rd.where(a < 0, 0.0, rd.where(a > 0, 1.0, b))
+    return _out(rd, rd.astype(rd.where(rd.isnan(a), a, r), dt), out)
+
+
+def _gcd(rd: Any, a: Any, b: Any) -> Any:
+    a, b = rd.abs(a), rd.abs(b)
+    while bool(rd.any(b != 0).to_device("cpu")):  # one read-back per Euclid step
+        nz = b != 0
+        a, b = rd.where(nz, b, a), rd.where(nz, rd.remainder(a, rd.where(nz, b, 1)), 0)
+    return a
+
+
+def _ints(name: str, x: Any, y: Any) -> tuple[Any, Any, Any]:
+    rd, a, b = _operands(x, y)
+    dev = (a if hasattr(a, "device") else b).device
+    dt = rd.result_type(a, b)  # a Python int operand is weak, as in NumPy
+    a, b = (v if hasattr(v, "dtype") else rd.asarray(v, dtype=dt, device=dev) for v in (a, b))
+    if not rd.isdtype(dt, "integral"):
+        raise TypeError(f"ruda.{name}: not defined for {dt} operands (integers only)")
+    a, b = rd.broadcast_arrays(rd.astype(a, dt), rd.astype(b, dt))
+    return rd, a, b
+
+
+def gcd(x: Any, y: Any, out: Any = None, **kw: Any) -> Any:
+    """Greatest common divisor of ``|x|`` and ``|y|`` (gcd(0, 0) = 0)."""
+    _kw("gcd", kw)
+    rd, a, b = _ints("gcd", x, y)
+    return _out(rd, _gcd(rd, a, b), out)
+
+
+def lcm(x: Any, y: Any, out: Any = None, **kw: Any) -> Any:
+    """Least common multiple of ``|x|`` and ``|y|`` (0 if either is 0)."""
+    _kw("lcm", kw)
+    rd, a, b = _ints("lcm", x, y)
+    g = _gcd(rd, a, b)
+    r = rd.abs(a) // rd.where(g == 0, 1, g) * rd.abs(b)
+    return _out(rd, rd.where(g == 0, 0, r), out)
+
+
+def library() -> dict[str, Any]:
+    """The op-table entries of this module (the same functions on every GPU backend)."""
+    return {"divmod": divmod_, "modf": modf, "frexp": frexp, "heaviside": heaviside,
+            "gcd": gcd, "lcm": lcm}  # fmt: skip
+
+
+__all__ = ["frexp", "gcd", "heaviside", "lcm", "library", "modf"]
