@@ -258,10 +258,6 @@ def test_float_edge_values(name: str, gpu_edge_dtype: str, gdev, request) -> Non
         # NumPy's float16 loops pick the first operand on ties (>=): maximum(0.0, -0.0) is 0.0;
         # the IR's rule (>, as NumPy's float32/64 loops) gives -0.0. Fix in _kernels/elementwise.
         request.applymarker(pytest.mark.xfail(reason="float16 signed-zero tie rule", strict=True))
-    if gdev.kind == "wgpu" and name == "sign":
-        # The WGSL rendering of sign gives -0.0 for +-0.0 (NumPy: +0.0); equal values, the sign
-        # bit differs. Fix in _kernels/wgsl.py (the old wgpu test only checked values).
-        request.applymarker(pytest.mark.xfail(reason="wgpu sign(+-0.0) is -0.0", strict=True))
     fi = numpy.finfo(dtype)
     edges = numpy.array([numpy.nan, numpy.inf, -numpy.inf, 0.0, -0.0, 1.0, -1.5, fi.max, fi.min,
                          fi.tiny, -fi.tiny], dtype=dtype)  # fmt: skip

@@ -177,8 +177,13 @@ def test_dtype_initial_out(gdev, rng) -> None:
     r = ruda.sum(y, axis=0, out=out)
     assert r is out
     close(out, reference("sum", f, axis=0), gdev, f)
-    with pytest.raises(NotImplementedError):
-        ruda.sum(y, where=ruda.asarray(f > 0, device=gdev))
+    w = f > 0  # where=: the masked-out elements count as the identity
+    close(ruda.sum(y, axis=1, where=ruda.asarray(w, device=gdev)),
+          reference("sum", numpy.where(w, f, 0), axis=1), gdev, f)  # fmt: skip
+    assert_close(ruda.max(x, axis=0, where=ruda.asarray(a > 0, device=gdev), initial=-1),
+                 numpy.max(a, 0, where=a > 0, initial=-1), device=gdev)  # fmt: skip
+    with pytest.raises(ValueError, match="ruda.max"):  # NumPy too: max has no identity
+        ruda.max(y, where=ruda.asarray(w, device=gdev))
     close(ruda.sum(y, dtype=ruda.complex64), numpy.sum(f.astype(numpy.float64)).astype(
         numpy.complex64), gdev, f, "sum")  # fmt: skip
 

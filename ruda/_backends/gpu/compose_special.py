@@ -1,5 +1,5 @@
 """The table's elementwise functions without a single-kernel expression (divmod, modf, frexp,
-heaviside, gcd, lcm) on the GPU backends, composed of ruda's device elementwise ops.
+heaviside, gcd, lcm, spacing, isnat) on the GPU backends, composed of ruda's device elementwise ops.
 
 gcd/lcm run Euclid's steps as whole-array ops until every remainder is zero: one boolean
 read-back per step (at most ~92 steps for int64, far fewer in practice).
@@ -8,6 +8,8 @@ read-back per step (at most ~92 steps for int64, far fewer in practice).
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 from .compose_stats import _arrays
 
@@ -115,10 +117,28 @@ def lcm(x: Any, y: Any, out: Any = None, **kw: Any) -> Any:
     return _out(rd, rd.where(g == 0, 0, r), out)
 
 
+def spacing(x: Any, out: Any = None, **kw: Any) -> Any:
+    """The gap from ``x`` to the next float away from zero, with ``x``'s sign (inf, nan: nan)."""
+    _kw("spacing", kw)
+    rd, a = _operands(x)
+    if not rd.isdtype(a.dtype, "real floating"):  # NumPy's loop: int8 -> float16, ...
+        loop = np.spacing.resolve_dtypes((np.dtype(a.dtype.name), None))[-1]
+        a = rd.astype(a, rd.dtype(loop.name))
+    m = rd.abs(a)
+    g = rd.nextafter(m, rd.asarray(rd.inf, dtype=a.dtype, device=a.device)) - m
+    return _out(rd, rd.where(a < 0, -g, g), out)
+
+
+def isnat(x: Any, out: Any = None, **kw: Any) -> Any:
+    """NumPy's ``isnat``: ruda has no datetime dtypes, so every input is a TypeError (as NumPy)."""
+    raise TypeError("ufunc 'isnat' is only defined for np.datetime64 and np.timedelta64.")
+
+
 def library() -> dict[str, Any]:
     """The op-table entries of this module (the same functions on every GPU backend)."""
     return {"divmod": divmod_, "modf": modf, "frexp": frexp, "heaviside": heaviside,
-            "gcd": gcd, "lcm": lcm}  # fmt: skip
+            "gcd": gcd, "lcm": lcm, "isnat": isnat,
+            "spacing": spacing}  # fmt: skip
 
 
 __all__ = ["frexp", "gcd", "heaviside", "lcm", "library", "modf"]

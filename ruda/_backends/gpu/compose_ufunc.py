@@ -73,8 +73,9 @@ def _at(name: str) -> Any:
         if isinstance(indices, tuple) or isinstance(indices, slice) or b is None or a.ndim == 0:
             raise NotImplementedError(f"ruda.{name}.at: only one integer index array (along the "
                                       f"first axis) is implemented on {a.device} yet")  # fmt: skip
-        idx = _arrays(indices)[1] if hasattr(indices, "ctx") else rd.asarray(indices,
-                                                                            device=a.device)
+        idx = (
+            _arrays(indices)[1] if hasattr(indices, "ctx") else rd.asarray(indices, device=a.device)
+        )
         if not rd.isdtype(idx.dtype, "integral"):
             raise IndexError(f"ruda.{name}.at: indices must be integers, got {idx.dtype}")
         n = a.shape[0]

@@ -1,0 +1,109 @@
+"""quantile, percentile, nanquantile, nanpercentile and nanmedian on the GPU backends: a device
+sort along the reduced axes, then gathers at NumPy's virtual indices (methods linear, lower,
+higher, nearest, midpoint). The nan-aware forms index within each slice's non-NaN count (NaNs
+sort last). Nothing is read back except the "q within [0, 1]" check of a device ``q``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .compose_stats import _arrays
+
+METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
+
+
+def _lerp(rd: Any, a: Any, b: Any, t: Any) -> Any:
+    # NumPy's _lerp: from the nearer end, so t = 1 gives b exactly.
+    d = b - a
+    r = rd.where(t >= 0.5, b - d * (1 - t), a + d * t)
+    return rd.where(a == b, a, r)
+
+
+def _quantile(fname: str, x: Any, q: Any, axis: Any, method: str, keepdims: bool,
+              nan_aware: bool, scale: float, out: Any, weights: Any) -> Any:  # fmt: skip
+    rd, a = _arrays(x)
+    if weights is not None:
+        raise NotImplementedError(f"ruda.{fname}: weights= is not implemented on GPU yet")
+    if method not in METHODS:
+        raise NotImplementedError(f"ruda.{fname}: method={method!r} is not implemented on GPU "
+                                  f"yet (only {', '.join(METHODS)})")  # fmt: skip
+    qa = _arrays(q)[1] if hasattr(q, "ctx") else rd.asarray(q, dtype=rd.float64, device=a.device)
+    qa = rd.astype(qa, rd.float64) / scale if scale != 1 else rd.astype(qa, rd.float64)
+    if qa.size and bool(rd.any((qa < 0) | (qa > 1) | rd.isnan(qa)).to_device("cpu")):
+        raise ValueError(f"ruda.{fname}: Quantiles must be in the range [0, 1]")
+    nd = a.ndim
+    axes = tuple(range(nd)) if axis is None else (axis,) if isinstance(axis, int) else axis
+    axes = tuple(sorted(v % nd for v in axes)) if nd else ()
+    keep = [i for i in range(nd) if i not in axes]
+    kept = tuple(a.shape[i] for i in keep)
+    n = math.prod(a.shape[i] for i in axes)
+    floating = rd.isdtype(a.dtype, "real floating")
+    rdt = a.dtype if floating else rd.float64
+    s = rd.sort(rd.astype(rd.reshape(rd.permute_dims(a, tuple(keep) + axes), kept + (n,)), rdt),
+                axis=-1)  # fmt: skip
+    if nan_aware and floating:
+        cnt = rd.astype(rd.sum(rd.astype(~rd.isnan(s), rd.int64), axis=-1, keepdims=True),
+                        rd.float64)  # fmt: skip
+    else:
+        cnt = rd.full(kept + (1,), float(n), dtype=rd.float64, device=a.device)
+    qq = rd.reshape(qa, qa.shape + (1,) * (len(kept) + 1))
+    v = qq * (cnt - 1)  # NumPy's virtual index, shape q + kept + (1,)
+    lo, hi = rd.floor(v), rd.ceil(v)
+    sb = rd.broadcast_to(s, v.shape[:-1] + (n,))
+
+    def at(i: Any) -> Any:
+        i = rd.astype(rd.clip(i, 0, max(n - 1, 0)), rd.int64)
+        return rd.take_along_axis(sb, i, axis=-1)[..., 0]
+
+    if n == 0:
+        r = rd.full(v.shape[:-1], rd.nan, dtype=rdt, device=a.device)
+    elif method == "lower":
+        r = at(lo)
+    elif method == "higher":
+        r = at(hi)
+    elif method == "nearest":
+        r = at(rd.round(v))  # NumPy rounds half to even here too
+    elif method == "midpoint":
+        r = (at(lo) + at(hi)) / 2
+    else:
+        r = _lerp(rd, at(lo), at(hi), rd.astype(v - lo, rdt)[..., 0])
+    if n:
+        if nan_aware and floating:
+            r = rd.where(cnt[..., 0] == 0, rd.nan, r)  # an all-NaN slice
+        elif floating:
+            r = rd.where(rd.isnan(s[..., -1]), s[..., -1], r)  # any NaN makes it NaN
+    r = rd.astype(r, rdt)
+    if keepdims:
+        r = rd.reshape(r, qa.shape + tuple(1 if i in axes else a.shape[i] for i in range(nd)))
+    if out is not None:
+        _arrays(out)[1][...] = r
+        return out
+    return r._data
+
+
+def _make(fname: str, nan_aware: bool, scale: float) -> Any:
+    def fn(x: Any, q: Any, axis: Any = None, method: str = "linear",
+           overwrite_input: bool = False, keepdims: bool = False, out: Any = None,
+           weights: Any = None) -> Any:  # fmt: skip
+        return _quantile(fname, x, q, axis, method, keepdims, nan_aware, scale, out, weights)
+
+    fn.__name__ = fname
+    return fn
+
+
+def nanmedian(x: Any, axis: Any = None, overwrite_input: bool = False, keepdims: bool = False,
+              out: Any = None) -> Any:  # fmt: skip
+    """The median of the non-NaN elements (NaN for an all-NaN slice)."""
+    return _quantile("nanmedian", x, 0.5, axis, "linear", keepdims, True, 1.0, out, None)
+
+
+def library() -> dict[str, Any]:
+    """The op-table entries of this module (the same functions on every GPU backend)."""
+    lib = {name: _make(name, name.startswith("nan"), 100.0 if "percentile" in name else 1.0)
+           for name in ("quantile", "percentile", "nanquantile", "nanpercentile")}  # fmt: skip
+    return {**lib, "nanmedian": nanmedian}
+
+
+__all__ = ["METHODS", "library", "nanmedian"]
