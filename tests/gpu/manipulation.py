@@ -203,6 +203,9 @@ def test_tile_repeat(gpu_dtype: str, gdev, rng) -> None:
         assert_close(ruda.repeat(v, put(reps, gdev), axis=1), numpy.repeat(av, reps, axis=1),
                      device=gdev)  # fmt: skip
     assert_close(ruda.repeat(x, [1, 1, 2] * 5), numpy.repeat(a, [1, 1, 2] * 5), device=gdev)
+    empty = put(a[:0], gdev)  # an empty axis with an empty repeats array (conformance found it)
+    got = ruda.repeat(empty, put(numpy.zeros(0, numpy.int8), gdev), axis=0)
+    assert_close(got, numpy.repeat(a[:0], numpy.zeros(0, numpy.int8), axis=0), device=gdev)
     assert_close(ruda.tile(x[0, 0], (2, 3)), numpy.tile(a[0, 0], (2, 3)), device=gdev)
 
 

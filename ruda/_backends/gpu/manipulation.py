@@ -417,7 +417,7 @@ class Manipulation:
                     f"operands could not be broadcast together with shape ({n},) {r.shape}"
                 )
             cut = [0, *(np.flatnonzero(np.diff(r)) + 1).tolist(), n]
-            groups = [(a, b - a, int(r[a])) for a, b in itertools.pairwise(cut)]
+            groups = [(a, b - a, int(r[a])) for a, b in itertools.pairwise(cut) if b > a]
         total = sum(m * c for _, m, c in groups)
         out = self._empty(x.ctx, x.shape[:axis] + (total,) + x.shape[axis + 1 :], x.dtype,
                           "repeat")  # fmt: skip
