@@ -8,6 +8,28 @@ from __future__ import annotations
 from typing import Any
 
 
+def axis_last(x: Any, axis: int) -> Any:
+    """A view of ``x`` with ``axis`` moved last (``x`` itself when it already is)."""
+    if axis == x.ndim - 1:
+        return x
+    return x.transpose(tuple(d for d in range(x.ndim) if d != axis) + (axis,))
+
+
+def axis_from_last(y: Any, axis: int) -> Any:
+    """The inverse of ``axis_last``: ``y``'s last axis moved back to position ``axis``."""
+    if axis == y.ndim - 1:
+        return y
+    order = list(range(y.ndim - 1))
+    order.insert(axis, y.ndim - 1)
+    return y.transpose(tuple(order))
+
+
+def rows_last(ops: Any, x: Any, axis: int) -> Any:
+    """``x`` with ``axis`` last, as a plan's kernels can read it (copied when they cannot)."""
+    xt = axis_last(x, axis)
+    return xt if ops.plan_ready(xt) else ops.copy(xt)
+
+
 def bstrides(x: Any, shape: tuple[int, ...]) -> tuple[int, ...]:
     """``x``'s element strides broadcast to ``shape`` (0 where it repeats)."""
     lead = len(shape) - x.ndim

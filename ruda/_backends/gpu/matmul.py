@@ -28,7 +28,7 @@ from ..._kernels import matmul as km
 from ..._ops import OPS
 from ..._promotion import promote
 from . import chunking
-from .layout import bstrides, collapse
+from .layout import axis_from_last, axis_last, bstrides, collapse
 from .strided import span
 
 _INF = float("inf")
@@ -365,8 +365,8 @@ class Products:
         """Cross products of 3-vectors along ``axisa``/``axisb``, the result's along ``axisc``."""
         if axis is not None:
             axisa = axisb = axisc = axis
-        x = _moved_last(a, axisa % a.ndim)
-        y = _moved_last(b, axisb % b.ndim)
+        x = axis_last(a, axisa % a.ndim)
+        y = axis_last(b, axisb % b.ndim)
         if x.shape[-1] != 3 or y.shape[-1] != 3:
             raise ValueError("incompatible dimensions for cross product (dimension must be 3)")
         lead = tuple(np.broadcast_shapes(x.shape[:-1], y.shape[:-1]))
@@ -379,7 +379,7 @@ class Products:
             t = self._apply("multiply", x[..., j], y[..., k])
             u = self._apply("multiply", x[..., k], y[..., j])
             self._apply("subtract", t, u, out=out[..., i])
-        return _moved_from_last(out, axisc % out.ndim)
+        return axis_from_last(out, axisc % out.ndim)
 
     # -- diagonal, trace -----------------------------------------------------------------------
     def diagonal(self, x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
@@ -562,17 +562,6 @@ class Products:
             "linalg.matrix_norm": self.matrix_norm, "linalg.norm": self.norm,
             "linalg.matrix_power": self.matrix_power, "linalg.multi_dot": self.multi_dot,
         }  # fmt: skip
-
-
-def _moved_last(x: Any, axis: int) -> Any:
-    order = [d for d in range(x.ndim) if d != axis] + [axis]
-    return x.transpose(tuple(order))
-
-
-def _moved_from_last(x: Any, axis: int) -> Any:
-    order = list(range(x.ndim - 1))
-    order.insert(axis, x.ndim - 1)
-    return x.transpose(tuple(order))
 
 
 def _chain_order(dims: list[int]) -> list[list[int]]:

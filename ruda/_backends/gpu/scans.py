@@ -17,6 +17,7 @@ from ..._kernels import ir, tune
 from ..._kernels import reduce as kr
 from ..._kernels import scan as ks
 from . import chunking
+from .layout import axis_from_last, rows_last
 from .reductions import LIMIT
 
 _OP = {"cumulative_sum": "sum", "cumulative_prod": "prod", "cumsum": "sum", "cumprod": "prod"}
@@ -71,11 +72,7 @@ class Scans:
         else:
             out_t = kr.result_type(op, in_t)
             npout = ir.numpy_of(out_t)
-        nd = x.ndim
-        order = [i for i in range(nd) if i != axis] + [axis]
-        xt = x.transpose(tuple(order)) if axis != nd - 1 else x
-        if not ops.plan_ready(xt):
-            xt = ops.copy(xt)
+        xt = rows_last(ops, x, axis)
         n = x.shape[axis]
         rows = math.prod(xt.shape[:-1])
         m = n + int(initial)
@@ -93,10 +90,7 @@ class Scans:
             else:
                 p = self.plan(op, in_t, out_t, rows, n, initial, ctx)
                 ops.run_plan(ctx, p, {"x": xt, "out": y})
-        if axis == nd - 1:
-            return y
-        inverse = tuple(int(i) for i in np.argsort(order))
-        return y.transpose(inverse)
+        return axis_from_last(y, axis)
 
     def cumulative_sum(self, x: Any, axis: int = 0, dtype: Any = None,
                        include_initial: bool = False) -> Any:  # fmt: skip

@@ -26,6 +26,7 @@ from ..._kernels import gather as kg
 from ..._kernels import ir
 from . import chunking
 from .indexing import LIMIT, bound, launch
+from .layout import rows_last
 
 
 class Searching:
@@ -54,10 +55,7 @@ class Searching:
             shape: tuple[int, ...] = (1,) * nd if keepdims else ()
         else:
             axis = operator.index(axis) % max(nd, 1)
-            order = [d for d in range(nd) if d != axis] + [axis]
-            xt = x.transpose(tuple(order)) if axis != nd - 1 else x
-            if not ops.plan_ready(xt):
-                xt = ops.copy(xt)
+            xt = rows_last(ops, x, axis)
             cols = x.shape[axis]
             rows = x.size // cols
             shape = tuple(1 if d == axis else n for d, n in enumerate(x.shape)) if keepdims \

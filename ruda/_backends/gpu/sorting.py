@@ -22,6 +22,7 @@ from ..._kernels import sort as kso
 from ..._kernels import unique as ku
 from ..._kernels.reduce import Launch, Plan, _cdiv
 from .indexing import LIMIT
+from .layout import axis_from_last, rows_last
 
 
 class Sorting:
@@ -107,18 +108,13 @@ class Sorting:
             axis = 0
         nd = x.ndim
         axis = axis % nd  # the namespace normalised it; direct callers may pass -1
-        order_ = [d for d in range(nd) if d != axis] + [axis]
-        xt = x.transpose(tuple(order_)) if axis != nd - 1 else x
-        if not ops.plan_ready(xt):
-            xt = ops.copy(xt)
+        xt = rows_last(ops, x, axis)
         n = x.shape[axis]
         rows = math.prod(xt.shape[:-1])
         out = ctx.allocator.empty(xt.shape, x.dtype if name == "sort" else np.int64)
         if rows and n:
             self.run(name, xt, rows, n, name, descending, out)
-        if axis == nd - 1:
-            return out
-        return out.transpose(tuple(int(i) for i in np.argsort(order_)))
+        return axis_from_last(out, axis)
 
     def sort(self, x: Any, axis: int | None = -1, descending: bool = False, stable: bool = True,
              kind: Any = None, order: Any = None) -> Any:  # fmt: skip
