@@ -11,7 +11,7 @@ from ruda._kernels import cuda, fft, ir, nvrtc, wgsl
 
 from . import test_render_compile as rc
 
-_compile_chunk, _nvrtc_or_skip, _wgsl_error = rc._compile_chunk, rc._nvrtc_or_skip, rc._wgsl_error
+_wgsl_error = rc._wgsl_error
 wgpu_device = rc.wgpu_device
 
 
@@ -51,15 +51,10 @@ def test_wgsl_pipelines_build(wgpu_device):
     device, feats = wgpu_device
     t = ir.C128 if "shader-f64" in feats else ir.C64
     for k in (fft.build_local(t, fft.local_max(t), True), fft.build_pass(t, 4, False)):
-        module = device.create_shader_module(code=wgsl.render(k))
-        device.create_compute_pipeline(layout="auto", compute={"module": module,
-                                                               "entry_point": k.name})  # fmt: skip
+        rc.build_pipeline(device, k)
 
 
 def test_cuda_compiles_to_ptx(kernels):
-    _nvrtc_or_skip()
-    err = _compile_chunk(kernels)
-    if err:
-        pytest.fail("NVRTC failed:\n" + err[:20000], pytrace=False)
+    rc.assert_ptx_compiles(kernels)
     ptx = nvrtc.compile(cuda.render(fft.build_pass(ir.C128, 4, False)))
     assert ".entry fft_pass4_c128_f" in ptx

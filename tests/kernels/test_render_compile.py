@@ -141,9 +141,14 @@ def test_wgsl_pipelines_build_for_a_sample(wgpu_device):
     sample = [elementwise.build(n, ins, out, nd) for n, (ins, out) in sigs for nd in (None, 2)]
     sample = [k for k in sample if k.features <= feats and not wgsl_gap(k)]
     for k in sample:
-        module = device.create_shader_module(code=wgsl.render(k))
-        device.create_compute_pipeline(layout="auto", compute={"module": module,
-                                                               "entry_point": k.name})  # fmt: skip
+        build_pipeline(device, k)
+
+
+def build_pipeline(device, k: ir.Kernel, features=frozenset()) -> None:
+    """Render ``k`` to WGSL and build its compute pipeline on ``device`` (raises on errors)."""
+    module = device.create_shader_module(code=wgsl.render(k, features))
+    device.create_compute_pipeline(layout="auto", compute={"module": module,
+                                                           "entry_point": k.name})  # fmt: skip
 
 
 # -- CUDA -------------------------------------------------------------------------------------
@@ -167,6 +172,14 @@ def _compile_chunk(ks: list[ir.Kernel]) -> str | None:
             where = "\n".join(lines[start : n + 3])
         return f"{e}\n--- around the first error ---\n{where}"
     return None
+
+
+def assert_ptx_compiles(kernels: list[ir.Kernel]) -> None:
+    """NVRTC compiles every kernel (skips without NVRTC; fails with the first error's context)."""
+    _nvrtc_or_skip()
+    err = _compile_chunk(kernels)
+    if err:
+        pytest.fail("NVRTC failed:\n" + err[:20000], pytrace=False)
 
 
 def test_cuda_compiles_to_ptx(kernels):

@@ -10,7 +10,7 @@ from ruda._kernels import cuda, ir, nvrtc, sort, unique, wgsl
 
 from . import test_render_compile as rc
 
-_compile_chunk, _nvrtc_or_skip, _wgsl_error = rc._compile_chunk, rc._nvrtc_or_skip, rc._wgsl_error
+_wgsl_error = rc._wgsl_error
 # the shared WebGPU device (f16, f64, int64; no subgroups: the subgroup scans compile and run
 # in tests/wgpu/test_sorting.py::test_radix_variants)
 wgpu_device = rc.wgpu_device
@@ -61,15 +61,10 @@ def test_wgsl_pipelines_build(wgpu_device):
     for k in (sort.build_local(2, True, True), sort.build_scatter(1, False, False),
               sort.build_local(1, False, False, first=ir.I8),
               sort.build_scatter(2, True, False, last=("argsort", ir.F64))):  # fmt: skip
-        module = device.create_shader_module(code=wgsl.render(k))
-        device.create_compute_pipeline(layout="auto", compute={"module": module,
-                                                               "entry_point": k.name})  # fmt: skip
+        rc.build_pipeline(device, k)
 
 
 def test_cuda_compiles_to_ptx(kernels):
-    _nvrtc_or_skip()
-    err = _compile_chunk(kernels)
-    if err:
-        pytest.fail("NVRTC failed:\n" + err[:20000], pytrace=False)
+    rc.assert_ptx_compiles(kernels)
     ptx = nvrtc.compile(cuda.render(sort.build_local(1, True, False, 512, 8, 8)))
     assert ".entry radix_local" in ptx
