@@ -1,17 +1,11 @@
-"""diff, bincount, median, eye, diag, linspace, meshgrid, tril, triu and isin on cuda: the shared
-compositions of ``gpu.compose_stats``, ``compose_diag``, ``compose_create`` and ``compose_sets``
-over ruda's device ops."""
+"""The shared compositions (``gpu.compose``: NumPy's surface written once over ruda's device
+ops) on cuda."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..gpu import compose_create, compose_diag, compose_sets, compose_stats
+from ..gpu import compose
 
-LIBRARY: dict[str, Any] = {
-    **compose_stats.library(),
-    **compose_diag.library(),
-    **compose_create.library(),
-    **compose_sets.library(),
-}
+LIBRARY: dict[str, Any] = compose.library()
 __all__ = ["LIBRARY"]
