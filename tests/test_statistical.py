@@ -25,7 +25,11 @@ def test_reductions_match_numpy(device, name, a, data):
     axis = data.draw(st.none() | st.integers(-a.ndim, a.ndim - 1), label="axis")
     keepdims = data.draw(st.booleans(), label="keepdims")
     r = getattr(ruda, name)(put(a, device), axis=axis, keepdims=keepdims)
-    assert_close(r, getattr(numpy, name)(a, axis=axis, keepdims=keepdims), device=device)
+    # A product that underflows past the normals depends on the multiplication order (a GPU's
+    # tree differs from NumPy's pairs): below the smallest normal, agree in absolute terms.
+    atol = numpy.finfo(a.dtype).tiny if name == "prod" else 0.0
+    want = getattr(numpy, name)(a, axis=axis, keepdims=keepdims)
+    assert_close(r, want, atol=atol, device=device)
 
 
 @pytest.mark.parametrize("name", REDUCTIONS)

@@ -180,8 +180,11 @@ class WGSL(CLike):
             return f"((i32({x}) << {32 - dst.bits}u) >> {32 - dst.bits}u)"
         if self.type(src) == self.type(dst):
             return x
-        if dst is ir.U64 and src.kind == "i" and src.bits <= 32:
-            return f"bitcast<u64>(i64({x}))"  # sign-extend first (naga's u64(i32) zero-extends)
+        if dst in (ir.U64, ir.I64) and src.kind == "i" and src.bits <= 32:
+            # Sign-extend by hand: naga's u64(i32) zero-extends, and lavapipe folds i64(i32)
+            # compared with a constant wrongly (i64(-1) < 0 was false, so -1 // 2 gave 0).
+            high = f"select(0lu, 0xffffffff00000000lu, {x} < 0i)"
+            return f"bitcast<{self.type(dst)}>(u64(bitcast<u32>({x})) | {high})"
         if dst is ir.I64 and src.kind == "u" and src.bits <= 32:
             return f"bitcast<i64>(u64({x}))"  # zero-extend first (naga's i64(u32) sign-extends)
         return f"{self.type(dst)}({x})"

@@ -54,9 +54,9 @@ def _host(native: Any, dev: Device) -> np.ndarray:
 class Generator:
     """Random variates from a ``Philox`` bit generator, as ruda arrays on a device.
 
-    Methods take ``device=`` (default: the current default device); the words, hence the
-    values, do not depend on the device. With ``size=None`` and scalar parameters a method
-    returns a NumPy scalar, as NumPy does.
+    Methods take ``device=`` (default: the device of the array parameters, else the current
+    default device); the words, hence the values, do not depend on the device. With
+    ``size=None`` and scalar parameters a method returns a NumPy scalar, as NumPy does.
 
     >>> import ruda as np
     >>> rng = np.random.default_rng(42)
@@ -100,7 +100,9 @@ class Generator:
         parameters as dtype scalars or native arrays."""
         if dtype is not _F64:
             dtype = _float_dtype(dtype, fname)
-        dev = resolve(device)
+        # Without device=, array parameters choose it (results live where the inputs do).
+        arrays = [v for v in params.values() if isinstance(v, Array)]
+        dev = arrays[0]._device if device is None and arrays else resolve(device)
         shape = _shape(size, fname)
         out, shapes = {}, []
         for name, v in params.items():

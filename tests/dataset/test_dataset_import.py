@@ -10,6 +10,8 @@ import pytest
 from ruda import dataset
 from ruda.dataset._progress import Progress
 
+from ..helpers import to_numpy
+
 
 def test_from_arrays_and_npy_npz(tmp_path, rng, device):
     img = rng.integers(0, 256, (500, 7, 5), dtype=numpy.uint8)
@@ -17,17 +19,17 @@ def test_from_arrays_and_npy_npz(tmp_path, rng, device):
     ds = dataset.from_arrays(tmp_path / "a.db", split="val", image=img, y=y)
     assert ds.schema["image"] == ("uint8", (7, 5)) and ds.split == "val"
     out = ds.to_arrays(device=device)
-    numpy.testing.assert_array_equal(numpy.asarray(out["image"]), img)
-    numpy.testing.assert_array_equal(numpy.asarray(out["y"]), y)
+    numpy.testing.assert_array_equal(to_numpy(out["image"]), img)
+    numpy.testing.assert_array_equal(to_numpy(out["y"]), y)
     numpy.save(tmp_path / "img.npy", img)
     numpy.save(tmp_path / "y.npy", y.astype(">f4"))  # big-endian input is stored little-endian
     ds = dataset.from_npy(tmp_path / "b.db", image=tmp_path / "img.npy", y=tmp_path / "y.npy")
     out = ds.to_arrays(device=device)
-    numpy.testing.assert_array_equal(numpy.asarray(out["image"]), img)
-    numpy.testing.assert_array_equal(numpy.asarray(out["y"]), y)
+    numpy.testing.assert_array_equal(to_numpy(out["image"]), img)
+    numpy.testing.assert_array_equal(to_numpy(out["y"]), y)
     numpy.savez(tmp_path / "c.npz", image=img, y=y)
     ds = dataset.from_npz(tmp_path / "c.db", tmp_path / "c.npz", split="test")
-    numpy.testing.assert_array_equal(numpy.asarray(ds[[4, 2]]["image"]), img[[4, 2]])
+    numpy.testing.assert_array_equal(to_numpy(ds[[4, 2]]["image"]), img[[4, 2]])
     with pytest.raises(dataset.SchemaError, match="different numbers"):
         dataset.from_arrays(tmp_path / "d.db", a=img, b=y[:3])
     with pytest.raises(dataset.SchemaError, match="'s'"):
@@ -45,16 +47,16 @@ def test_from_csv(tmp_path, rng, device):
     ds = dataset.from_csv(tmp_path / "t.db", tmp_path / "t.csv", block=64)
     assert ds.schema["a"] == ("int64", ()) and ds.schema["b"] == ("float64", ())
     out = ds.to_arrays(device=device)
-    numpy.testing.assert_array_equal(numpy.asarray(out["a"]), a)
-    numpy.testing.assert_array_equal(numpy.asarray(out["b"]), b)
-    numpy.testing.assert_array_equal(numpy.asarray(out["c"]), numpy.arange(n) % 7)
+    numpy.testing.assert_array_equal(to_numpy(out["a"]), a)
+    numpy.testing.assert_array_equal(to_numpy(out["b"]), b)
+    numpy.testing.assert_array_equal(to_numpy(out["c"]), numpy.arange(n) % 7)
     ds = dataset.from_csv(
         tmp_path / "u.db",
         tmp_path / "t.csv",
         schema={"a": "int16", "b": "float32", "c": ("uint8", ())},
     )
     assert ds.schema["c"] == ("uint8", ())
-    numpy.testing.assert_array_equal(numpy.asarray(ds.to_arrays()["b"]), b.astype(numpy.float32))
+    numpy.testing.assert_array_equal(to_numpy(ds.to_arrays()["b"]), b.astype(numpy.float32))
     bad = lines[:200] + ["5,oops,1"] + lines[200:]
     (tmp_path / "bad.csv").write_text("\n".join(bad) + "\n")
     with pytest.raises(dataset.SchemaError, match=r"column 'b' line 201: 'oops'"):

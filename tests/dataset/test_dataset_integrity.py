@@ -15,6 +15,8 @@ import pytest
 
 from ruda import dataset
 
+from ..helpers import to_numpy
+
 ROOT = str(Path(__file__).resolve().parents[2])
 
 
@@ -65,9 +67,9 @@ def test_sigkill_mid_extend_keeps_committed_records(tmp_path, device):
     ds = dataset.open(p)
     assert len(ds) == 4500  # every committed record, none of the uncommitted ones
     out = ds.to_arrays(device=device)
-    i = numpy.asarray(out["i"])
+    i = to_numpy(out["i"])
     numpy.testing.assert_array_equal(i, numpy.arange(4500))
-    numpy.testing.assert_array_equal(numpy.asarray(out["image"]), _expected(i))
+    numpy.testing.assert_array_equal(to_numpy(out["image"]), _expected(i))
     with pytest.raises(IndexError):
         ds[4500]
     rep = dataset.verify(p)
@@ -144,8 +146,8 @@ def _read_all_or_corrupt(p, img, lab, device):
     except dataset.CorruptDatasetError as e:
         assert str(p) in str(e) or "chunk" in str(e)
         return False
-    numpy.testing.assert_array_equal(numpy.asarray(out["image"]), img[:n])
-    numpy.testing.assert_array_equal(numpy.asarray(out["label"]), lab[:n])
+    numpy.testing.assert_array_equal(to_numpy(out["image"]), img[:n])
+    numpy.testing.assert_array_equal(to_numpy(out["label"]), lab[:n])
     assert n == len(img), "records silently lost"
     return True
 
@@ -175,7 +177,7 @@ def test_flipped_payload_bytes_are_caught(tmp_path, rng, device):
     q = tmp_path / "flip.db"
     q.write_bytes(bytes(raw))
     ds = dataset.open(q)  # the structure is sound; the record's chunk is not
-    numpy.testing.assert_array_equal(numpy.asarray(ds[0]["image"]), img[0])
+    numpy.testing.assert_array_equal(to_numpy(ds[0]["image"]), img[0])
     with pytest.raises(dataset.CorruptDatasetError, match="checksum mismatch"):
         ds[k]
     with pytest.raises(dataset.CorruptDatasetError):

@@ -72,3 +72,20 @@ def tanh(x: Any, out: Any = None, **kw: Any) -> np.ndarray:
         return r
     fixed = np.sign(x.real) + 1j * np.copysign(0.0, x.imag)
     return _finish(r, fixed.astype(r.dtype, copy=False), bad, out)
+
+
+@register("log1p", "cpu")
+def log1p(x: Any, out: Any = None, **kw: Any) -> np.ndarray:
+    # Note: NumPy's complex log1p is log(1 + z), which loses every digit for |z| < 1e-16; near
+    # 0 the real part is 0.5 log1p(2x + x^2 + y^2) (that is |1 + z|^2 - 1), the imaginary atan2.
+    xn = np.asarray(x)
+    if xn.dtype.kind != "c" or "where" in kw:
+        return np.log1p(x, out=out, **kw)
+    near = np.abs(xn) < 0.5
+    if not near.any():
+        return np.log1p(x, out=out, **kw)
+    with np.errstate(all="ignore"):  # before the call: out may be x's own buffer
+        a, b = xn.real.astype(np.float64), xn.imag.astype(np.float64)
+        fixed = 0.5 * np.log1p(2 * a + a * a + b * b) + 1j * np.arctan2(b, 1 + a)
+    r = np.log1p(x, out=out, **kw)
+    return _finish(r, fixed.astype(r.dtype, copy=False), near, out)
