@@ -81,9 +81,10 @@ class CudaTimer:
         return [cuda.get_elapsed_time(a, b) * 1e-3 for a, b in pairs]
 
 
-def device_timer(sync: Callable[[], Any]) -> HostTimer | CudaTimer:
-    """CUDA events when CuPy sees a GPU, else the host clock around ``sync``."""
-    return CudaTimer() if CudaTimer.available() else HostTimer(sync)
+def device_timer(sync: Callable[[], Any], kind: str = "cuda") -> HostTimer | CudaTimer:
+    """CUDA events for launches on a cuda device (where CuPy sees a GPU), else the host clock
+    around ``sync`` (CUDA events cannot see another backend's work)."""
+    return CudaTimer() if kind == "cuda" and CudaTimer.available() else HostTimer(sync)
 
 
 class CallableCandidate:

@@ -23,6 +23,8 @@ from ruda._kernels import ir, scan, tune
 from ruda._kernels import reduce as kr
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# the project first, then whatever the parent had (the GPU machine keeps wgpu in /tmp/site)
+PYPATH = os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))
 F32 = ir.F32
 N = 10_000  # vectorised by default (>= VECTOR_MIN), bucket 16384
 
@@ -221,7 +223,7 @@ WORK = textwrap.dedent("""
 def test_a_tuned_key_is_persisted_and_reused_by_a_fresh_process(wgpu_ops, tmp_path):
     script = tmp_path / "work.py"
     script.write_text(WORK)
-    env = {**os.environ, "RUDA_CACHE_DIR": str(tmp_path), "PYTHONPATH": ROOT,
+    env = {**os.environ, "RUDA_CACHE_DIR": str(tmp_path), "PYTHONPATH": PYPATH,
            "RUDA_WGPU": "experimental"}  # fmt: skip
     env.pop("RUDA_TUNE", None)
 

@@ -8,6 +8,8 @@ import sys
 import textwrap
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# the project first, then whatever the parent had (the GPU machine keeps wgpu in /tmp/site)
+PYPATH = os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))
 
 SCRIPT = textwrap.dedent("""
     import sys
@@ -31,7 +33,7 @@ def _run(args, env):
 def test_tune_a_script_then_report(gpu, tmp_path):
     script = tmp_path / "work.py"
     script.write_text(SCRIPT)
-    env = {**os.environ, "RUDA_CACHE_DIR": str(tmp_path), "PYTHONPATH": ROOT}
+    env = {**os.environ, "RUDA_CACHE_DIR": str(tmp_path), "PYTHONPATH": PYPATH}
     env.pop("RUDA_TUNE", None)
     r = _run(["--budget", "1", str(script), "20", "--flag"], env)
     assert r.returncode == 0, r.stderr

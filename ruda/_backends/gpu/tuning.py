@@ -34,7 +34,8 @@ class PlanRunner:
 
     def __init__(self, ops: Any, ctx: Any) -> None:
         self.ops, self.ctx = ops, ctx
-        self.timer = timing.device_timer(ctx.launcher.synchronize)
+        kind = type(ctx).__module__.split(".")[2]  # ruda._backends.<kind>.context
+        self.timer = timing.device_timer(ctx.launcher.synchronize, kind)
         self.clock = self.timer.clock
         self._uploads: dict[int, tuple[np.ndarray, Any]] = {}
 
