@@ -241,8 +241,10 @@ class GpuOps(CreationOps):
 
     def call(self, op: Op, args: tuple[Any, ...], out: Any, kwargs: dict[str, Any]) -> Any:
         """A ufunc-style call of ``op``: arity, ``out=`` (a 1-tuple too), the keywords."""
-        if op.name == "round" and len(args) == 2 and out is None and not kwargs:
-            return self.round_decimals(*args)
+        if op.name == "round" and len(args) == 2 and not kwargs:
+            from .compose_numeric import round_decimals  # NumPy's scaling, out= included
+
+            return round_decimals(*args, out=out[0] if isinstance(out, tuple) else out)
         if len(args) != op.arity:
             raise TypeError(f"{op.name} takes {op.arity} operand(s), got {len(args)}")
         if isinstance(out, tuple):
@@ -314,27 +316,6 @@ class GpuOps(CreationOps):
         o = _wrap(out, dev)
         self.assign(out, ruda.where(w, ruda.astype(_wrap(r, dev), o.dtype), o)._data)
         return out
-
-    def round_decimals(self, x: Any, decimals: int) -> Any:
-        """NumPy's ``round(x, decimals)``: scale by a power of ten, round half to even, unscale."""
-        import ruda
-        from ruda._array import _wrap
-
-        if x.dtype.kind in "biu":
-            if decimals >= 0:
-                return self.copy(x)
-            raise NotImplementedError(
-                f"ruda.round: negative decimals for integers are not implemented on {self.kind} yet"
-            )
-        dev = ruda.Device(x.device)
-        a = _wrap(x, dev)
-        if x.dtype.kind == "c":
-            re = self.round_decimals(ruda.real(a)._data, decimals)
-            im = self.round_decimals(ruda.imag(a)._data, decimals)
-            return (_wrap(re, dev) + 1j * _wrap(im, dev))._data
-        f = 10.0 ** abs(decimals)
-        r = ruda.round(a * f) / f if decimals >= 0 else ruda.round(a / f) * f
-        return ruda.astype(r, a.dtype)._data
 
     def make_elementwise(self, op: Op) -> Callable[..., Any]:
         """The implementation of op-table entry ``op`` the dispatch table serves."""

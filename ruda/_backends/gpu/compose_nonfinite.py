@@ -1,0 +1,99 @@
+"""NumPy's tests and repairs of special values (nan_to_num, isposinf, isneginf, iscomplex,
+isreal, real_if_close) on the GPU backends: compositions of ruda's device ops.
+
+Each takes NumPy's arguments with native arrays in place of ndarrays and returns a native array
+(``real_if_close`` and ``nan_to_num(copy=False)`` return their argument itself, as NumPy).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .compose_numeric import _complex
+from .compose_stats import _arrays
+
+
+def _out(r: Any, out: Any) -> Any:
+    if out is None:
+        return r._data
+    _arrays(out)[1][...] = r
+    return out
+
+
+def _finite(rd: Any, d: Any, nan: Any, posinf: Any, neginf: Any) -> Any:
+    """``d`` (real) with NaN, +inf and -inf replaced; the masks are all taken from ``d``."""
+    isnan, pos, neg = rd.isnan(d), d == rd.inf, d == -rd.inf
+    return rd.where(neg, neginf, rd.where(pos, posinf, rd.where(isnan, nan, d)))
+
+
+def nan_to_num(x: Any, copy: bool = True, nan: Any = 0.0, posinf: Any = None,
+               neginf: Any = None) -> Any:  # fmt: skip
+    """NaN -> ``nan``, +-inf -> ``posinf``/``neginf`` (default: the dtype's largest finite
+    values), complex parts each; other dtypes unchanged. ``copy=False`` writes ``x`` in place."""
+    rd, a = _arrays(x)
+    if x.dtype.kind not in "fc":
+        return x if not copy else rd.astype(a, a.dtype, copy=True)._data
+    info = np.finfo(x.dtype)  # of the parts, for complex
+    hi = float(info.max) if posinf is None else posinf
+    lo = float(info.min) if neginf is None else neginf
+    if x.dtype.kind == "c":
+        re, im = (_finite(rd, p, nan, hi, lo) for p in (rd.real(a), rd.imag(a)))
+        r = _complex(rd, re, im)
+    else:
+        r = _finite(rd, a, nan, hi, lo)
+    if copy:
+        return r._data
+    a[...] = r
+    return x
+
+
+def _inf_test(name: str, positive: bool) -> Any:
+    def fn(x: Any, out: Any = None) -> Any:
+        rd, a = _arrays(x)
+        return _out(rd.isinf(a) & ((a > 0) if positive else (a < 0)), out)
+
+    fn.__name__ = name
+    fn.__doc__ = f"Whether each element is {'+' if positive else '-'}inf (real input)."
+    return fn
+
+
+def iscomplex(x: Any) -> Any:
+    """Whether each imaginary part is nonzero (all False for a real dtype)."""
+    rd, a = _arrays(x)
+    if x.dtype.kind == "c":
+        return (rd.imag(a) != 0)._data
+    return rd.zeros(a.shape, dtype=rd.bool, device=a.device)._data
+
+
+def isreal(x: Any) -> Any:
+    """Whether each imaginary part is zero (all True for a real dtype)."""
+    rd, a = _arrays(x)
+    if x.dtype.kind == "c":
+        return (rd.imag(a) == 0)._data
+    return rd.ones(a.shape, dtype=rd.bool, device=a.device)._data
+
+
+def real_if_close(a: Any, tol: float = 100) -> Any:
+    """The real part if every imaginary part is below ``tol`` (in machine epsilons when
+    ``tol > 1``), else ``a`` itself."""
+    if a.dtype.kind != "c":
+        return a
+    rd, z = _arrays(a)
+    if tol > 1:
+        tol = float(np.finfo(a.dtype).eps) * tol
+    # One read-back: the result's dtype depends on the data, as in NumPy.
+    if bool(rd.all(rd.abs(rd.imag(z)) < tol).to_device("cpu")):
+        return rd.real(z)._data
+    return a
+
+
+def library() -> dict[str, Any]:
+    """The op-table entries of this module (the same functions on every GPU backend)."""
+    return {"nan_to_num": nan_to_num, "isposinf": _inf_test("isposinf", True),
+            "isneginf": _inf_test("isneginf", False), "iscomplex": iscomplex,
+            "isreal": isreal, "real_if_close": real_if_close}  # fmt: skip
+
+
+__all__ = ["iscomplex", "isreal", "library", "nan_to_num", "real_if_close"]
