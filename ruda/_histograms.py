@@ -92,7 +92,7 @@ def histogramdd(
     >>> h.shape, len(edges)
     ((2, 2), 2)
     """
-    if isinstance(sample, (list, tuple)) and any(isinstance(s, Array) for s in sample):
+    if isinstance(sample, (list, tuple)):  # NumPy: an array_like is D sequences, one per axis
         dev = common_device("histogramdd", *sample, weights)
         s = [native(v, "histogramdd", "sample", dev) for v in sample]
     else:

@@ -266,6 +266,11 @@ def ravel_multi_index(multi_index: Any, dims: Any, mode: str = "raise", order: s
     return _wrap(dev._ops["ravel_multi_index"](idx, dims, mode=mode, order=order), dev)
 
 
+def _device_kw(dev: Any) -> dict[str, Any]:
+    # GPU kinds share one op table across their devices: creation ops are told which device
+    return {} if dev.kind == "cpu" else {"device": dev}
+
+
 def diag_indices(n: int, ndim: int = 2, *, device: Any = None) -> tuple[Array, ...]:
     """Indices of the main diagonal of an ``n`` x ... x ``n`` array.
 
@@ -275,7 +280,7 @@ def diag_indices(n: int, ndim: int = 2, *, device: Any = None) -> tuple[Array, .
            [0., 1.]])
     """
     dev = resolve(device)
-    return wrap(dev._ops["diag_indices"](n, ndim), dev)
+    return wrap(dev._ops["diag_indices"](n, ndim, **_device_kw(dev)), dev)
 
 
 def diag_indices_from(arr: Any) -> tuple[Array, ...]:
@@ -300,7 +305,7 @@ def tril_indices(n: int, k: int = 0, m: int | None = None, *, device: Any = None
     [[0, 1, 1], [0, 0, 1]]
     """
     dev = resolve(device)
-    return wrap(dev._ops["tril_indices"](n, k, m), dev)
+    return wrap(dev._ops["tril_indices"](n, k, m, **_device_kw(dev)), dev)
 
 
 def triu_indices(n: int, k: int = 0, m: int | None = None, *, device: Any = None):
@@ -311,7 +316,7 @@ def triu_indices(n: int, k: int = 0, m: int | None = None, *, device: Any = None
     [[0, 0, 1], [0, 1, 1]]
     """
     dev = resolve(device)
-    return wrap(dev._ops["triu_indices"](n, k, m), dev)
+    return wrap(dev._ops["triu_indices"](n, k, m, **_device_kw(dev)), dev)
 
 
 def tril_indices_from(arr: Any, k: int = 0):

@@ -87,8 +87,9 @@ class vectorize:
             def call(*a: Any, **k: Any) -> Any:
                 return _host_result(pyfunc(*a, **k))
 
+            # cpu: NumPy's vectorize needs host results; a GPU's keeps the device results
             impl = self._impls[dev.kind] = dev._ops["vectorize"](
-                call,
+                call if dev.kind == "cpu" else pyfunc,
                 otypes=self.otypes,
                 doc=self.__doc__,
                 excluded=self.excluded,
