@@ -7,7 +7,7 @@ and ``Cast`` nodes (reductions build ``a + b`` on any type); the renderers call 
 every node, which rewrites those into calls of the helpers here, built from real math on the
 parts (``re``, ``im``, ``make``). Special values and branch cuts follow C99 Annex G (NumPy's
 complex loops call the C library), division is Smith's algorithm as in NumPy's loop and ``abs``
-is ``hypot``, so neither overflows early.
+is NumPy's scaled ``big * sqrt(1 + (small/big)^2)``, so neither overflows early.
 
     >>> from ruda._kernels import cmath, ir
     >>> z = ir.Var("z", ir.C64)
@@ -24,7 +24,7 @@ from typing import Any
 
 from . import ir
 from .ir import BOOL, I32, Assign, If, Let, Return, Var, While
-from .mathlib import copysign, isfinite, isinf, isnan, land, lor
+from .mathlib import copysign, from_words, hi, isfinite, isinf, isnan, land, lo, lor
 
 
 # -- parts and values -----------------------------------------------------------------------
@@ -288,8 +288,23 @@ def _reciprocal(t: ir.Type) -> ir.Function:
 
 @cache
 def _abs_fn(t: ir.Type) -> ir.Function:
+    """NumPy's absolute loop (its SIMD kernel, not ``hypot``): ``big * sqrt(fma(r, r, 1))``
+    with ``r = small / big``, so the same roundings give the same bits; an infinite part gives
+    inf, else a NaN part NaN."""
     z = Var("z", t)
-    return _function("abs", t, (z,), t.part, [Return(ir.call("hypot", re(z), im(z)))])
+    x, y, body = _parts(t, z)
+    f = t.part
+    big, small, r = Var("big", f), Var("small", f), Var("r", f)
+    body += [
+        If(lor(isinf(x), isinf(y)), (Return(ir.Const(float("inf"), f)),)),
+        If(lor(isnan(x), isnan(y)), (Return(_nan(f)),)),
+        Let(big, ir.call("max", _abs(x), _abs(y))),
+        Let(small, ir.call("min", _abs(x), _abs(y))),
+        If(big.eq(0.0), (Return(_f(0.0, f)),)),
+        Let(r, small / big),
+        Return(ir.call("sqrt", ir.call("fma", r, r, _f(1.0, f))) * big),
+    ]  # fmt: skip
+    return _function("abs", t, (z,), f, body)
 
 
 @cache
@@ -526,12 +541,19 @@ def _tanh(t: ir.Type) -> ir.Function:
     return _function("tanh", t, (z,), t, body)
 
 
+def _negated(v: ir.Expr) -> ir.Expr:
+    """``-v`` as its sign bit flipped, a NaN's too (NVIDIA's float64 negation may leave it;
+    C99's special values follow a NaN's sign through these rotations)."""
+    h = hi(v) ^ 0x80000000
+    return ir.Bitcast(h, ir.F32) if v.type is ir.F32 else from_words(lo(v), h)
+
+
 def _times_i(z: ir.Expr) -> ir.Expr:
-    return make(-im(z), re(z), z.type)
+    return make(_negated(im(z)), re(z), z.type)
 
 
 def _times_minus_i(z: ir.Expr) -> ir.Expr:
-    return make(im(z), -re(z), z.type)
+    return make(im(z), _negated(re(z)), z.type)
 
 
 def _rotated(name: str, inner: Callable[[ir.Type], ir.Function],

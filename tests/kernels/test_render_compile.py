@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from ruda._kernels import cuda, elementwise, ir, nvrtc, storage, wgsl
+from ruda._kernels import cuda, elementwise, ir, matmul, nvrtc, storage, wgsl
 from ruda._ops import ELEMENTWISE
 
 from .cases import all_kernels, wgsl_gap
@@ -200,3 +200,35 @@ def test_nvrtc_reports_errors():
         nvrtc.compile('extern "C" __global__ void k(float* x) { x[0] = y; }')
     ptx = nvrtc.compile('extern "C" __global__ void k(float* x) { x[0] = 1.0f; }')
     assert ".entry k" in ptx and "sm_90" in ptx
+
+
+# Integer and bool products on cuda run the tiled kernel (cuBLAS multiplies only floats).
+_INT_TYPES = [ir.BOOL, ir.I8, ir.U8, ir.I16, ir.U16, ir.I32, ir.U32, ir.I64, ir.U64]
+_INT_PROBLEMS = [
+    matmul.Problem(67, 45, 129),  # C-ordered, no tile multiple
+    matmul.Problem(300, 1, 20, a_strides=(1, 300)),  # a transposed view, a column out
+    matmul.Problem(3, 5, 7, (4,), (21,), (0,), b_strides=(1, 7)),  # a stack times one matrix
+    matmul.Problem(16, 16, 8192),  # K split across workgroups, then summed
+]
+
+
+def test_cuda_integer_matmul_compiles():
+    """The tiled kernels of the integer and bool matmul plans cuda launches compile to PTX;
+    they accumulate in unsigned integers of the result's width (exact wraparound, NumPy's)."""
+    kernels: dict[str, ir.Kernel] = {}
+    for t in _INT_TYPES:
+        for pr in _INT_PROBLEMS:
+            for launch in matmul.plan(t, t, t, pr).launches:
+                kernels[launch.kernel.name] = launch.kernel
+    mixed = matmul.plan(ir.I8, ir.U8, ir.I16, _INT_PROBLEMS[0])  # int8 @ uint8 -> int16
+    kernels.update({launch.kernel.name: launch.kernel for launch in mixed.launches})
+    assert any(k.name.startswith("matmul_sum_u64_i64") for k in kernels.values())
+    src = cuda.render(matmul.plan(ir.I64, ir.I64, ir.I64, _INT_PROBLEMS[0]).launches[0].kernel)
+    assert "unsigned long long c0_0" in src  # int64 accumulates in u64
+    src = cuda.render(matmul.plan(ir.I8, ir.I8, ir.I8, _INT_PROBLEMS[0]).launches[0].kernel)
+    assert "unsigned int c0_0" in src and "signed char* __restrict__ out" in src
+    assert_ptx_compiles(list(kernels.values()))
+    # the default int32 kernel, optimised: 128-bit loads of the C-ordered operands
+    k = matmul.plan(ir.I32, ir.I32, ir.I32, matmul.Problem(1024, 1024, 1024)).launches[0].kernel
+    ptx = nvrtc.compile(cuda.render(k), options=(*nvrtc.DEFAULT_OPTIONS, "-w"))
+    assert ".entry " + k.name in ptx and ".v4." in ptx

@@ -1,5 +1,9 @@
 """Matrix products on cuda through cuBLAS: matmul, vecdot, tensordot.
 
+cuBLAS multiplies floating-point and complex numbers; integer and bool matmul goes to the tiled
+kernel of ``ruda._kernels.matmul`` (``library_products``: exact, wrapping around as NumPy's
+integer products do), and integer vecdot is a multiply and ruda's sum.
+
 cuBLAS is column-major; a row-major ``C = A @ B`` is computed as ``C^T = B^T A^T``, which in
 column-major terms reads the same bytes with no transposes. Operands whose matrices are
 C-ordered or transposed views (any leading dimension) go to cuBLAS as they are; stacks go
@@ -8,7 +12,7 @@ broadcast operand), else the operand is copied. ``a (..., M, K) @ b (K, N)`` fol
 into one GEMM of ``batch * M`` rows.
 
 Also here: what the other library modules share (buffers of any dtype, complex numbers as
-float views, copies that cast, uploads), since the elementwise kernels do not render complex.
+float views, copies that cast across real and complex, uploads).
 """
 
 from __future__ import annotations
@@ -152,13 +156,9 @@ def result_dtype(fname: str, *dtypes: np.dtype) -> np.dtype:
     return r._np
 
 
-def _gemm_dtype(fname: str, r: np.dtype) -> np.dtype:
-    if r.name not in _CUDA_TYPE:
-        raise NotImplementedError(
-            f"ruda.{fname}: {r} operands are not implemented on cuda (cuBLAS multiplies "
-            "float16, float32, float64, complex64 and complex128); cast them first"
-        )
-    return r
+def cublas_multiplies(r: np.dtype) -> bool:
+    """Whether cuBLAS multiplies into dtype ``r`` (float16/32/64, complex64/128)."""
+    return r.name in _CUDA_TYPE
 
 
 def _layout(strides: tuple[int, int], rows: int, cols: int) -> tuple[int, int] | None:
@@ -260,7 +260,11 @@ def gemm(a: CudaArray, b: CudaArray, r: np.dtype, y: CudaArray) -> None:
 def matmul(a: CudaArray, b: CudaArray, out: CudaArray | None = None) -> CudaArray:
     """NumPy's matmul (1-D operands promoted and their dimension removed; stacks broadcast)."""
     ctx = same_ctx("matmul", a, b)
-    r = _gemm_dtype("matmul", result_dtype("matmul", a.dtype, b.dtype))
+    r = result_dtype("matmul", a.dtype, b.dtype)
+    if not cublas_multiplies(r):  # integers and bool: the tiled kernel
+        from .library_products import PRODUCTS
+
+        return PRODUCTS.tiled_matmul(a, b, out)
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("matmul: operands must be at least 1-D")
     a1, b1 = a.ndim == 1, b.ndim == 1
@@ -306,7 +310,6 @@ def vecdot(a: CudaArray, b: CudaArray, axis: int = -1) -> CudaArray:
 
         p = _ops.apply(OPS["multiply"], (a, b))
         return _red["sum"](p, axis=p.ndim - 1, dtype=r)
-    _gemm_dtype("vecdot", r)
     if r.kind == "c" and a.dtype.kind == "c":
         a = conj_(fresh(a, r))
     out_shape = tuple(np.broadcast_shapes(a.shape[:-1], b.shape[:-1]))
@@ -332,6 +335,8 @@ def tensordot(a: CudaArray, b: CudaArray, axes: Any = 2) -> CudaArray:
     else:
         ax_a = [int(i) % a.ndim for i in axes[0]]
         ax_b = [int(i) % b.ndim for i in axes[1]]
+    if any(a.shape[i] != b.shape[j] for i, j in zip(ax_a, ax_b, strict=True)):
+        raise ValueError("tensordot: shape-mismatch for sum")
     free_a = [i for i in range(a.ndim) if i not in ax_a]
     free_b = [i for i in range(b.ndim) if i not in ax_b]
     k = math.prod(a.shape[i] for i in ax_a)
@@ -344,5 +349,5 @@ def tensordot(a: CudaArray, b: CudaArray, axes: Any = 2) -> CudaArray:
 
 
 LIBRARY: dict[str, Any] = {"matmul": matmul, "vecdot": vecdot, "tensordot": tensordot}
-__all__ = ["LIBRARY", "TF32", "contiguous", "copy_into", "fresh", "gemm", "matmul", "new",
-           "real_view", "tensordot", "upload", "vecdot"]  # fmt: skip
+__all__ = ["LIBRARY", "TF32", "contiguous", "copy_into", "cublas_multiplies", "fresh", "gemm",
+           "matmul", "new", "real_view", "tensordot", "upload", "vecdot"]  # fmt: skip

@@ -1,4 +1,4 @@
-"""pinv, matrix_rank, cond, matrix_norm and lstsq on cuda: the shared compositions of
+"""pinv, matrix_rank, cond and lstsq on cuda: the shared compositions of
 ``gpu.linalg_compose`` (ruda's kernels for the products, cutoffs and counts) over cuSOLVER's SVD
 and inverse (``library_solver``, which keeps the factorizations themselves)."""
 
@@ -24,5 +24,6 @@ class CudaLinalg(LinalgBase):
 
 
 LINALG = CudaLinalg(OPS, REDUCTIONS)
-LIBRARY: dict[str, Any] = LINALG.library()
+# linalg.matrix_norm is library_products's (the shared Products, which linalg.norm uses too).
+LIBRARY: dict[str, Any] = {k: v for k, v in LINALG.library().items() if k != "linalg.matrix_norm"}
 __all__ = ["LIBRARY", "LINALG"]

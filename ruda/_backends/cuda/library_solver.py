@@ -274,7 +274,9 @@ def qr(x: CudaArray, mode: str = "reduced") -> Any:
         for i in range(batch):
             _fn(cusolver, "geqrf", r)(h, m, n, a.ptr + i * m * n * isz, m,
                                       tau.ptr + i * k * isz, work.ptr, lw, info.ptr)  # fmt: skip
-    rmat = _triangle_(contiguous(a.mT[..., :rrows, :]), lower=False)
+    # a fresh copy: ``contiguous`` would return ``a`` itself for 1 x 1 matrices, and orgqr
+    # below overwrites ``a`` with Q
+    rmat = _triangle_(fresh(a.mT[..., :rrows, :]), lower=False)
     if mode == "r":
         return rmat
     if qcols <= n:

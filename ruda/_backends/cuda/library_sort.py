@@ -4,23 +4,80 @@ CuPy exposes no CUB radix sort directly; its Thrust binding is the CCCL sort, wh
 arithmetic keys with the default order runs CUB's onesweep radix sort, and for rows (a sorted
 axis with more than one row) a stable merge sort keyed by (row, value) with NaNs last. The
 sorted axis is moved last and copied into a fresh buffer (sorted in place), floats through
-``x + 0.0``, which turns -0.0 into 0.0 and every NaN into the canonical positive NaN, so the
-radix order matches NumPy's (NaNs last, zeros equal). ``descending`` sorts the reversed
-axis and reverses back, which keeps equal elements in their order (the CPU row's rule).
+``_key_kernel``: -0.0 becomes 0.0 and every NaN the one positive NaN, so the radix order
+matches NumPy's (NaNs last and equal, zeros equal). ``x + 0.0`` does not do it: NVIDIA's
+float64 arithmetic passes a NaN's sign bit through, and the radix sort puts negative NaNs
+first. ``descending`` sorts the reversed axis and reverses back, which keeps equal elements
+in their order (the CPU row's rule).
 """
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import numpy as np
 
+from ..._kernels import ir
+from ..._kernels.mathlib import isnan
 from ..._ops import OPS
 from . import ops as _ops
 from .array import CudaArray
 from .library_blas import contiguous, copy_into, moved_last, new, on
 
 _ROWS_PER_CALL = 1 << 22  # elements per Thrust call when sorting rows (CuPy's chunking)
+_WG = 256
+
+
+@cache
+def _key_kernel(t: ir.Type, ndim: int | None) -> ir.Kernel:
+    """``dst = src`` with -0.0 as 0.0 and every NaN the positive NaN: float sort keys in
+    NumPy's order.
+
+    The layouts of ``gpu.kernels.cast`` (``ops.launch_map`` runs it): ``ndim=None``
+    contiguous, an int strided (``s{d}``, ``st0_{d}``, ``off0``, ``sto_{d}``, ``offo``).
+
+        >>> from ruda._kernels import cuda, ir
+        >>> "0x7ff8000000000000" in cuda.render(_key_kernel(ir.F64, None))
+        True
+    """
+    src = ir.Buffer("src", t, 0)
+    dst = ir.Buffer("dst", t, 1, "read_write")
+    n = ir.Param("n", ir.U32)
+    params = [n]
+    i = ir.Var("i", ir.U32)
+    body: list[Any] = [ir.Let(i, ir.Builtin("gid", 0)), ir.If(i >= n.var, (ir.Return(),))]
+    if ndim is None:
+        at_src: ir.Expr = i
+        at_dst: ir.Expr = i
+    else:
+        shape = [ir.Param(f"s{d}", ir.U32) for d in range(ndim)]
+        st_in = [ir.Param(f"st0_{d}", ir.I32) for d in range(ndim)]
+        st_out = [ir.Param(f"sto_{d}", ir.I32) for d in range(ndim)]
+        off_in, off_out = ir.Param("off0", ir.U32), ir.Param("offo", ir.U32)
+        params += [*shape, *st_in, off_in, *st_out, off_out]
+        at_src = _index(i, shape, st_in, off_in)
+        at_dst = _index(i, shape, st_out, off_out)
+    work = ir.F32 if t is ir.F16 else t  # float16 computes in float32
+    v = ir.Var("v", work)
+    body.append(ir.Let(v, ir.cast(src[at_src], work)))
+    zero, nan = ir.Const(0.0, work), ir.Const(float("nan"), work)
+    key = ir.select(isnan(v), nan, ir.select(v.eq(0.0), zero, v))  # -0.0 -> 0.0 too
+    body.append(ir.store(dst, at_dst, ir.cast(key, t)))
+    return ir.Kernel(f"sort_key_{t.name}_{'c' if ndim is None else ndim}", (src, dst),
+                     tuple(params), tuple(body), (_WG, 1, 1))  # fmt: skip
+
+
+def _index(i: ir.Expr, shape: list[ir.Param], strides: list[ir.Param], off: ir.Param) -> ir.Expr:
+    """Element offset of flat (C-order) index ``i`` in a strided operand (signed strides)."""
+    at: ir.Expr = ir.cast(off.var, ir.I32)
+    rem: ir.Expr = i
+    for d in reversed(range(len(shape))):
+        coord = rem % shape[d].var if d else rem
+        if d:
+            rem = rem / shape[d].var
+        at = at + ir.cast(coord, ir.I32) * strides[d].var
+    return ir.cast(at, ir.U32)
 
 
 def _prepare(x: CudaArray, axis: int | None, descending: bool) -> tuple[CudaArray, Any]:
@@ -35,8 +92,9 @@ def _prepare(x: CudaArray, axis: int | None, descending: bool) -> tuple[CudaArra
         xt = xt[..., ::-1]
     y = new(x.ctx, xt.shape, x.dtype)
     if y.size:
-        if x.dtype.kind == "f":
-            _ops.apply(OPS["add"], (xt, 0.0), out=y)  # canonical NaNs, -0.0 -> 0.0
+        if x.dtype.kind == "f":  # one NaN, one zero
+            t = ir.type_of(x.dtype)
+            _ops.launch_map(x.ctx, lambda nd: _key_kernel(t, nd), [xt], y)
         else:
             copy_into(y, xt)
     return y, inv
@@ -83,15 +141,16 @@ def _back(y: CudaArray, inv: Any, descending: bool) -> CudaArray:
     return contiguous(y)
 
 
-def _check(order: Any) -> None:
+def _check(order: Any, name: str) -> None:
     if order is not None:
-        raise NotImplementedError("sort: order= (structured arrays) is not implemented on cuda")
+        raise NotImplementedError(f"ruda.{name}: order= (structured arrays) is not implemented "
+                                  "on cuda")  # fmt: skip
 
 
 def sort(x: CudaArray, axis: int | None = -1, descending: bool = False, stable: bool = True,
          kind: Any = None, order: Any = None) -> CudaArray:  # fmt: skip
     # Note: every sort here is stable; ``kind`` and ``stable=False`` change nothing.
-    _check(order)
+    _check(order, "sort")
     y, inv = _prepare(x, axis, descending)
     _thrust(y, None)
     return _back(y, inv, descending)
@@ -99,7 +158,7 @@ def sort(x: CudaArray, axis: int | None = -1, descending: bool = False, stable: 
 
 def argsort(x: CudaArray, axis: int | None = -1, descending: bool = False, stable: bool = True,
             kind: Any = None, order: Any = None) -> CudaArray:  # fmt: skip
-    _check(order)
+    _check(order, "argsort")
     y, inv = _prepare(x, axis, descending)
     idx = new(x.ctx, y.shape, np.int64)  # Thrust writes size_t: the same bits for n < 2^63
     _thrust(y, idx)
