@@ -617,7 +617,8 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
                 ) from None
             raise BufferError(f"ruda.from_dlpack: {detail(e)}") from None
         return _wrap(data, dev)
-    if hasattr(dev.backend, "from_dlpack"):
+    # A backend imports its own kind's memory; another kind's (a cpu tensor for cuda) is a copy.
+    if hasattr(dev.backend, "from_dlpack") and (src is None or src.kind == dev.kind):
         return _wrap(dev.backend.from_dlpack(x, copy=copy), dev)
     if copy is False:
         raise CopyRequiredError(f"ruda.from_dlpack: copy=False, but moving x to {dev} copies")
