@@ -3,8 +3,7 @@
 cross, trace, diagonal, norms, matrix_power, multi_dot).
 
 cuda serves them all: cuBLAS multiplies floating-point and complex operands, the tiled kernel
-integers and bool (``library_products``), and the rest are the shared compositions. The shared
-module's ``need`` still skips cuda's non-cuBLAS cases; here it only checks the dtype.
+integers and bool (``library_products``), and the rest are the shared compositions.
 """
 
 from __future__ import annotations
@@ -13,22 +12,9 @@ import numpy
 import pytest
 
 import ruda
-import tests.gpu.linalg_products as shared
 from tests.gpu.linalg_products import *  # noqa: F403  (the shared tests, collected here)
 from tests.gpu.linalg_products import check_product, data, put
 from tests.helpers import to_numpy
-
-
-def _need(dev: ruda.Device, op: str, dtype: str = "float32") -> None:
-    try:
-        ruda.asarray(numpy.ones(1, dtype), device=dev)
-    except TypeError as e:
-        pytest.skip(str(e))
-
-
-@pytest.fixture(autouse=True)
-def _every_product(monkeypatch) -> None:
-    monkeypatch.setattr(shared, "need", _need)
 
 
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "int64", "uint64", "bool"])
