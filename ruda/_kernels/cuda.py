@@ -75,7 +75,16 @@ class CUDA(CLike):
                 return x
         if e.type is ir.F16:
             return f"ruda_f2h((float)({x}))"
-        return f"(({self.type(e.type)})({x}))"
+        dst = e.type
+        if e.a.type.is_float and dst.is_int:
+            # NumPy converts through a wide signed integer and wraps (-5.0 -> uint8 251, 300.0
+            # -> uint8 44); CUDA's own conversions saturate.
+            if dst.bits < 32 or dst is ir.U32:
+                return f"(({self.type(dst)})(long long)({x}))"
+            if dst is ir.U64:
+                wrap, plain = f"(unsigned long long)(long long)({x})", f"(unsigned long long)({x})"
+                return f"(({x}) < 0 ? {wrap} : {plain})"
+        return f"(({self.type(dst)})({x}))"
 
     def _e_bitcast(self, e: ir.Bitcast) -> str:
         src, dst, x = e.a.type, e.type, self.expr(e.a)

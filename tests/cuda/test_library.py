@@ -14,6 +14,7 @@ import pytest
 
 import ruda
 from ruda._array import _wrap
+from tests.helpers import to_numpy
 
 FLOATS = ["float16", "float32", "float64", "complex64", "complex128"]
 RTOL = {"float16": 2e-2, "float32": 2e-4, "float64": 1e-10, "complex64": 2e-4,
@@ -88,9 +89,8 @@ def test_matmul_empty_and_errors(cdev, rng) -> None:
         ruda.matmul(
             put(rand(rng, (3, 4), "float32"), cdev), put(rand(rng, (5, 2), "float32"), cdev)
         )
-    with pytest.raises(NotImplementedError, match="int32"):
-        ruda.matmul(put(rand(rng, (3, 4), "int32"), cdev), put(rand(rng, (4, 2), "int32"),
-                                                                  cdev))  # fmt: skip
+    a, b = rand(rng, (3, 4), "int32"), rand(rng, (4, 2), "int32")  # ruda's tiled kernel, exact
+    numpy.testing.assert_array_equal(to_numpy(ruda.matmul(put(a, cdev), put(b, cdev))), a @ b)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "complex128", "int64"])

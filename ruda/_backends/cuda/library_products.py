@@ -45,7 +45,7 @@ class CudaProducts(Products):
         shape = (*np.broadcast_shapes(a.shape[:-2], b.shape[:-2]), a.shape[-2], b.shape[-1])
         if not blas.cublas_multiplies(r):
             ends = [_end(x) for x in (a, b, out) if x is not None and x.size]
-            if max(math.prod(shape), *ends) >= _INDEX_LIMIT:
+            if max([math.prod(shape), *ends]) >= _INDEX_LIMIT:
                 raise NotImplementedError(
                     f"ruda.matmul: {r} products over 2**32 elements are not implemented on "
                     "cuda (the tiled kernel indexes with 32 bits)"

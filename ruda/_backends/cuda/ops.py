@@ -116,6 +116,8 @@ class CudaOps(GpuOps):
         fast: dict[tuple[Any, ...], Any] = {}
         arity, chunk, CA = op.arity, _launcher.CHUNK, CudaArray
         apply, call = self.apply, self.call
+        # ldexp takes (float, int) operands unpromoted: only call() knows its loop
+        fastable = op.name != "ldexp"
 
         def first_call(args: tuple[CudaArray, ...], key: tuple[Any, ...]) -> CudaArray:
             y = apply(op, args)
@@ -130,7 +132,7 @@ class CudaOps(GpuOps):
 
         def impl(*args: Any, out: Any = None, **kwargs: Any) -> CudaArray:
             # Fast path: same-shape contiguous operands, no out= (chains of small ops).
-            if out is None and not kwargs:
+            if out is None and not kwargs and fastable:
                 if arity == 2 and len(args) == 2:
                     a, b = args
                     if (type(a) is CA and type(b) is CA and a.shape == b.shape and a.ctx is b.ctx
