@@ -177,6 +177,32 @@ def test_eigh_uplo(gdev, rng):
         close(w, numpy.linalg.eigh(a, UPLO=uplo).eigenvalues, "float64")
 
 
+# -- eig (general matrices) ---------------------------------------------------------------------
+@pytest.mark.parametrize("n", [1, 2, 3, 17, 64])
+@pytest.mark.parametrize("dtype", [*DTYPES, "complex128"])
+def test_eig(n, dtype, gdev, rng):
+    a = rng.standard_normal((*stack(n), n, n))  # non-symmetric: complex pairs for real input
+    if dtype == "complex128":
+        a = a + 1j * rng.standard_normal(a.shape)
+    a = a.astype(dtype)
+    x = ruda.asarray(a, device=gdev)
+    w, v = ruda.linalg.eig(x)
+    ww, vv = to_numpy(w).astype(numpy.complex128), to_numpy(v).astype(numpy.complex128)
+    a64 = a.astype(numpy.complex128)
+    tol = TOL["float32" if dtype == "float32" else "float64"] * 10 * n
+    scale = max(float(numpy.abs(a64).max()), 1.0)
+    # A v = v w for every pair, unit columns; eigenvalue sets match NumPy's (any order)
+    assert numpy.abs(a64 @ vv - vv * ww[..., None, :]).max() <= tol * scale
+    numpy.testing.assert_allclose(numpy.linalg.norm(vv, axis=-2), 1.0, rtol=tol)
+    want = numpy.linalg.eigvals(a64)
+    for got_set, want_set in zip(ww.reshape(-1, n), want.reshape(-1, n), strict=True):
+        far = numpy.abs(got_set[:, None] - want_set[None, :]).min(axis=1)
+        assert far.max() <= tol * scale**0.5 * n, far.max()
+    w2 = to_numpy(ruda.linalg.eigvals(x)).astype(numpy.complex128)
+    numpy.testing.assert_allclose(numpy.sort_complex(w2.reshape(-1)),
+                                  numpy.sort_complex(ww.reshape(-1)), atol=tol * scale)  # fmt: skip
+
+
 # -- SVD ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("shape", [(1, 1), (2, 2), (3, 3), (17, 5), (5, 17), (64, 64), (200, 200)])
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -47,6 +47,7 @@ class WgpuBackend(GpuBackend):
             compose,
             fft,
             linalg_decomp,
+            linalg_eig,
             linalg_products,
             ops,
             reductions,
@@ -57,7 +58,7 @@ class WgpuBackend(GpuBackend):
         from .context import context
 
         super().__init__(context, [ops, reductions, scans, searching, sorting, linalg_products,
-                                   linalg_decomp, fft, compose])
+                                   linalg_decomp, linalg_eig, fft, compose])
         self._ops = ops
 
     def elementwise(self, entry: Any) -> Callable[..., Any]:
