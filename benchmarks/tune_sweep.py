@@ -1,0 +1,384 @@
+"""The autotuner against the heuristic defaults (issue 5, point 6): f32 matmul and reductions on
+the wgpu and cuda backends, with cuBLAS in the same run as the anchor of cuda matmul.
+
+Each case is one tuner key: its default variant (what the backend launches with ``RUDA_TUNE=off``
+or an empty store), ``tune.tune`` within ``--budget`` seconds (the decision persisted into
+``--store``), then the default, the decision (and on cuda matmul the backend's cuBLAS GEMM) on
+fresh inputs: outputs compared (the family's float tolerance; a mismatch is printed loudly and
+the exit status is 1), then timed interleaved on the tuner's runners (WebGPU timestamp queries;
+CUDA events queued behind a spin kernel, so host launch gaps stay outside them), warm-up first,
+median over ``--rounds`` x reps. Matmul shapes are M x N x K (``C[M, N] = A[M, K] @ B[K, N]``,
+C-ordered); 2-D shapes are reduced in full, along axis 0 and along axis -1; 1-D ones in full.
+The JSON is rewritten after every case: ``--resume`` skips the cases it holds, ``--max-seconds``
+starts no case that would not end in time, ``--report`` prints a JSON's table and verdicts.
+
+    # the H200 (600 s per command): a JSON and store in build/ (kept while the machine is warm)
+    source .gpu-kit/setup.sh && python3 benchmarks/tune_sweep.py --backend cuda --only matmul \
+        --json build/ts.json --store build/ts-store --resume; cp build/ts.json $OUT
+    # lavapipe: a smoke test
+    RUDA_WGPU=experimental python3 benchmarks/tune_sweep.py --backend wgpu --quick --budget 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib
+import json
+import math
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
+
+SQUARES = [(n, n, n) for n in (256, 512, 1024, 2048, 4096, 8192, 16384)]
+LLM = [(1, 4096, 4096), (16, 4096, 11008), (4096, 4096, 128), (8192, 1024, 8192)]
+REDUCE = [(4096, 4096), (16384, 1024), (1024, 16384), (1 << 28,)]
+QUICK = [(64, 64, 64), (128, 128, 128), (1, 256, 256), (16, 256, 512), (256, 256, 32),
+         (256, 64, 256), (256, 256), (1024, 64), (64, 1024), (1 << 16,)]  # fmt: skip
+REDUCE_OPS = ("sum", "max")
+NOISE, GAIN = 0.03, 1.15  # issue 5: never slower beyond 3%; non-square matmul geomean >= 1.15x
+REF_WORK = 1 << 31  # matmul multiply-adds up to which the default is also checked against NumPy
+AXIS = {"reduce.full": "full", "reduce.cols": "axis=0", "reduce.rows": "axis=-1"}
+
+
+def cases(shapes: list[tuple[int, ...]], only: str | None) -> list[tuple[str, str, tuple]]:
+    """(family, op, key shape) of every case, matmul first, smaller work first in a family."""
+    out: dict[tuple[str, str, tuple], None] = {}
+    for s in shapes:
+        if len(s) == 3 and only in (None, "matmul"):
+            out[("matmul", "matmul", (1, *s))] = None  # key shape (batch, M, N, K)
+        elif len(s) in (1, 2) and only in (None, "reduce"):
+            for op in REDUCE_OPS:
+                out[("reduce.full", op, (math.prod(s),))] = None
+                if len(s) == 2:
+                    out[("reduce.cols", op, s)] = None
+                    out[("reduce.rows", op, s)] = None
+    return sorted(out, key=lambda c: (c[0] != "matmul", c[0], math.prod(c[2]), c[1]))
+
+
+def case_id(kind: str, family: str, op: str, shape: tuple[int, ...]) -> str:
+    return f"{kind}:{family}:{op}:{'x'.join(map(str, shape))}"
+
+
+_SPIN = r"""extern "C" __global__ void ruda_spin(unsigned long long ns) {
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); } while (t - t0 < ns);
+}"""
+
+
+class Backend:
+    """One GPU backend as the sweep uses it: its ops and context (from a tiny array), the
+    tuner's target and runners, and on cuda the cuBLAS GEMM and the spin kernel."""
+
+    def __init__(self, kind: str) -> None:
+        import ruda
+
+        self.kind = kind
+        x = ruda.ones((4, 4), dtype=ruda.float32, device=ruda.Device(f"{kind}:0"))
+        for axis in (None, 0, 1):  # loads the reductions: their defaults reach the tuner
+            ruda.sum(x, axis=axis)
+        ruda.matmul(x, x)
+        products = "library_products" if kind == "cuda" else "linalg_products"
+        importlib.import_module(f"ruda._backends.{kind}.{products}")  # matmul family + default
+        self.ops, self.ctx = type(x._data).ops, x._data.ctx
+        self.target = self.ops.tuner.target(self.ctx)
+        self.spaces: dict[tuple[Any, ...], tuple[list[dict[str, Any]], float]] = {}
+        if kind == "cuda":
+            import cupy
+
+            self.blas = importlib.import_module("ruda._backends.cuda.library_blas")
+            self.spin = cupy.RawKernel(_SPIN, "ruda_spin")
+
+    def space(self, family: str, key: Any) -> tuple[list[dict[str, Any]], float]:
+        """The family's valid variants for ``key`` and the seconds enumerating them took, once
+        per dtypes and layout (these families' constraints do not read the shape)."""
+        from ruda._kernels import tune
+
+        k = (family, key.dtypes, key.layout)
+        if k not in self.spaces:
+            t0 = time.perf_counter()
+            pool = tune.FAMILIES[family].candidates(key, self.target)
+            self.spaces[k] = (pool, time.perf_counter() - t0)
+        return self.spaces[k]
+
+    def runner(self) -> Any:
+        """A fresh runner of the tuner's kind (its uploads go with it after the case)."""
+        from ruda._backends.gpu.tuning import PlanRunner
+        from ruda._kernels import timing
+
+        return (timing.WgpuRunner(self.ctx.device) if self.kind == "wgpu"
+                else PlanRunner(self.ops, self.ctx))  # fmt: skip
+
+    def hold(self, reps: int) -> None:
+        """On cuda, a spin kernel ahead of ``reps`` timed runs: their launches queue up behind
+        it, so each pair of events times the device's work only (nvbench's blocking kernel)."""
+        if self.kind == "cuda":
+            ns = int(min(5e-2, 1e-3 + 1e-4 * reps) * 1e9)
+            self.spin((1,), (1,), (numpy.uint64(ns),))
+
+    def cublas(self, inputs: dict[str, numpy.ndarray], runner: Any) -> Any:
+        """The backend's cuBLAS GEMM (``library_blas.gemm``) on the case's inputs, into a
+        preallocated output, timed with the runner's CUDA events."""
+        from ruda._kernels import timing
+
+        al, blas = self.ctx.allocator, self.blas
+        a, b = al.from_host(inputs["a"][0]), al.from_host(inputs["b"][0])
+        y = blas.new(self.ctx, (a.shape[0], b.shape[1]), numpy.float32)
+        f32 = numpy.dtype(numpy.float32)
+        read = lambda: al.to_host(y).reshape(-1)  # noqa: E731
+        return timing.CallableCandidate(lambda: blas.gemm(a, b, f32, y), read, runner.timer)
+
+
+def measure(be: Backend, cands: dict[str, Any], reps_max: int, rounds: int) -> dict[str, float]:
+    """Median seconds per run of each candidate, interleaved over ``rounds`` rounds; reps per
+    round from a first timing (about 0.25 s of work, at least 3)."""
+    be.hold(3)
+    t1 = statistics.median(cands["default"].time(3))
+    reps = max(3, min(reps_max, int(0.25 / max(t1, 1e-7))))
+    acc: dict[str, list[float]] = {k: [] for k in cands}
+    for _ in range(rounds):
+        for k, c in cands.items():
+            be.hold(reps)
+            acc[k] += c.time(reps)
+    return {k: statistics.median(v) for k, v in acc.items()}
+
+
+def run_case(be: Backend, family: str, op: str, shape: tuple[int, ...],
+             args: argparse.Namespace) -> dict[str, Any]:  # fmt: skip
+    """Tune one key and time its default, its decision (and cuBLAS); the JSON row."""
+    from ruda._kernels import tune
+
+    fam = tune.FAMILIES[family]
+    n_in = 2 if family == "matmul" else 1
+    layout = "nn" if family == "matmul" else family.split(".")[1]
+    key = tune.Key(op, ("f32",) * (n_in + 1), layout, shape)
+    row: dict[str, Any] = {"id": case_id(be.kind, family, op, shape), "backend": be.kind,
+                           "family": family, "op": op, "shape": list(shape)}  # fmt: skip
+    default = fam.heuristic(key, be.target)
+    runner = be.runner()
+    # tune() filters the pool again before searching, inside its budget: that time is added
+    pool, enum_s = be.space(family, key)
+    t0 = time.perf_counter()
+    dec = tune.tune(family, key, be.target, runner, budget_s=args.budget + enum_s, candidates=pool)
+    stored = dec.source == "tuned" and tune.lookup(family, key, be.target) == dec.params
+    row.update(search_s=time.perf_counter() - t0, enumerate_s=enum_s, default=default,
+               tuned=dec.params, tried=dec.tried, total=dec.total, rejected=len(dec.rejected),
+               clock=dec.clock, stored=stored)  # fmt: skip
+    if dec.source != "tuned":  # the tuner found the default wrong against NumPy: nothing tuned
+        row["mismatch"] = ["the default disagrees with NumPy; the tuner kept it untuned"]
+        return row
+    inputs = fam.inputs(key, numpy.random.default_rng(12345))  # not the search's data
+    out, tol = fam.output(key), fam.tolerance(key)
+    cands = {"default": runner.prepare(tune.build(family, default, key), inputs, out)}
+    if dec.params != default:
+        cands["tuned"] = runner.prepare(tune.build(family, dec.params, key), inputs, out)
+    if be.kind == "cuda" and family == "matmul":
+        cands["cublas"] = be.cublas(inputs, runner)
+    got = {k: c.output() for k, c in cands.items()}  # also each one's warm-up run
+    bad = [f"{k} differs from the default" for k in got
+           if k != "default" and not tune.agrees(got[k], got["default"], tol)]  # fmt: skip
+    if fam.reference is not None and (family != "matmul" or math.prod(shape) <= REF_WORK):
+        if not tune.agrees(got["default"], fam.reference(key, inputs), tol):
+            bad.append("the default differs from NumPy")
+    if bad:
+        row["mismatch"] = bad
+        return row
+    t = measure(be, cands, args.reps, args.rounds)
+    row["default_s"] = t["default"]
+    row["tuned_s"] = t.get("tuned", t["default"])
+    row["speedup"] = row["default_s"] / row["tuned_s"]
+    if "cublas" in t:
+        row["cublas_s"] = t["cublas"]
+        row["vs_cublas"] = t["cublas"] / row["tuned_s"]  # > 1: the tuned kernel is faster
+    work = 2 * math.prod(shape) if family == "matmul" else 4 * math.prod(shape)
+    row["rate"] = work / row["tuned_s"] / (1e12 if family == "matmul" else 1e9)
+    return row
+
+
+def nonsquare(r: dict[str, Any]) -> bool:
+    return r["family"] == "matmul" and len(set(r["shape"][1:])) > 1
+
+
+def gmean(xs: list[float]) -> float:
+    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
+
+
+def label(r: dict[str, Any]) -> str:
+    s = r["shape"]
+    if r["family"] == "matmul":
+        return "x".join(map(str, s[1:]))
+    return f"{r['op']} {'x'.join(map(str, s))} {AXIS[r['family']]}"
+
+
+def line(r: dict[str, Any]) -> str:
+    """One table row."""
+    head = f"{r['backend']:<5} {label(r):<28}"
+    if "speedup" not in r:
+        return f"{head} " + ("MISMATCH: " + "; ".join(r["mismatch"]) if "mismatch" in r
+                             else f"not measured: {r.get('skipped')}")  # fmt: skip
+    unit = "TFLOP/s" if r["family"] == "matmul" else "GB/s"
+    cb = f"{r['cublas_s'] * 1e6:10.1f} {r['vs_cublas']:6.3f}x" if "cublas_s" in r else " " * 18
+    changed = {k: v for k, v in r["tuned"].items() if r["default"].get(k) != v}
+    if r["tried"] <= 1 < r["total"]:  # e.g. NumPy's float64 reference took the whole budget
+        changed = "nothing searched: the budget ran out before the first candidate"
+    return (f"{head} {r['default_s'] * 1e6:10.1f} {r['tuned_s'] * 1e6:10.1f} {r['speedup']:6.3f}x"
+            f" {cb} {r['rate']:8.3g} {unit:<7} {r['tried']:>5}/{r['total']:<6} "
+            f"{changed or 'kept the default'}")  # fmt: skip
+
+
+HEADER = (f"{'':5} {'case':<28} {'default us':>10} {'tuned us':>10} {'speedup':>7} "
+          f"{'cuBLAS us':>10} {'t/cuBLAS':>7} {'rate':>8} {'':7} tried/space  "
+          "tuned params (changed)")  # fmt: skip
+
+
+def summarize(rows: list[dict[str, Any]]) -> tuple[list[str], dict[str, Any]]:
+    """Per backend and family: geometric-mean speedup, the worst case, non-square matmul, vs
+    cuBLAS; per backend: which of issue 5's thresholds hold over what was measured."""
+    out, verdicts = [], {}
+    timed = [r for r in rows if "speedup" in r]
+    for kind in sorted({r["backend"] for r in timed}):
+        mine = [r for r in timed if r["backend"] == kind]
+        for fam in sorted({r["family"] for r in mine}):
+            rs = [r for r in mine if r["family"] == fam]
+            w, g = min(rs, key=lambda r: r["speedup"]), gmean([r["speedup"] for r in rs])
+            s = f"{kind:<5} {fam:<12} {len(rs):3d} cases: geomean {g:.3f}x, worst "
+            s += f"{w['speedup']:.3f}x ({label(w)})"
+            if fam == "matmul":
+                ns = [r["speedup"] for r in rs if nonsquare(r)]
+                s += f"; non-square geomean {gmean(ns):.3f}x over {len(ns)}" if ns else ""
+            cb = [r for r in rs if "vs_cublas" in r]
+            if cb:
+                wc = min(cb, key=lambda r: r["vs_cublas"])
+                s += (f"; vs cuBLAS geomean {gmean([r['vs_cublas'] for r in cb]):.3f}x,"
+                      f" worst {wc['vs_cublas']:.3f}x ({label(wc)})")  # fmt: skip
+            out.append(s)
+        v = {"never slower than the default (3%)": min(r["speedup"] for r in mine) >= 1 - NOISE}
+        ns = [r["speedup"] for r in mine if nonsquare(r)]
+        if ns:
+            v[f"non-square matmul geomean >= {GAIN}x"] = gmean(ns) >= GAIN
+        cb = [r["vs_cublas"] for r in mine if "vs_cublas" in r]
+        if cb:
+            v["matmul never slower than cuBLAS (3%)"] = min(cb) >= 1 - NOISE
+        verdicts[kind] = v
+        out += [f"  {kind}: {'HOLDS' if ok else 'FAILS'}  {what}" for what, ok in v.items()]
+    bad = [r for r in rows if "mismatch" in r]
+    if bad:
+        out.append(f"!!! {len(bad)} case(s) with a MISMATCH: {', '.join(r['id'] for r in bad)}")
+    return out, verdicts
+
+
+def notes(be: Backend) -> list[str]:
+    """What the tuner can tune on this backend today, said rather than measured."""
+    from ruda._kernels import tune
+
+    out = [f"{be.kind}: {be.target.device} ({be.target.driver}); families registered: "
+           f"{', '.join(sorted(tune.FAMILIES))}"]  # fmt: skip
+    mm = tune.FAMILIES.get("matmul")
+    if be.kind == "cuda" and mm is not None and "cublas" not in repr(mm.space):
+        out.append("cuda: ruda.matmul runs f32 on cuBLAS; the 'matmul' family has no cuBLAS "
+                   "candidate: it tunes the tiled kernel, which cuda launches for integer and bool "
+                   "products only. Its rows compare that kernel, default and tuned, with cuBLAS "
+                   f"(TF32 {'on' if be.blas.TF32 else 'off'}), which f32 ruda.matmul launches "
+                   "whatever the tuner decides.")  # fmt: skip
+    return out
+
+
+def write(path: str | None, doc: dict[str, Any]) -> None:
+    if path:
+        tmp = Path(path + ".tmp")
+        tmp.write_text(json.dumps(doc, indent=1, default=str) + "\n")
+        tmp.replace(path)  # a kill mid-write leaves the previous file
+
+
+def parse_shapes(text: str) -> list[tuple[int, ...]]:
+    return [tuple(int(d) for d in s.lower().split("x")) for s in text.split(",") if s.strip()]
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--backend", choices=("cuda", "wgpu", "both"), default="both")
+    p.add_argument("--quick", action="store_true", help="tiny shapes (a CPU-only machine)")
+    p.add_argument("--shapes", help="e.g. 1x4096x4096,4096x4096,268435456 (MxNxK, RxC, N)")
+    p.add_argument("--only", choices=("matmul", "reduce"))
+    p.add_argument("--budget", type=float, default=10.0, help="search seconds per key")
+    p.add_argument("--reps", type=int, default=20, help="timed runs per round, at most")
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--max-seconds", type=float, default=560.0, help="total wall budget")
+    p.add_argument("--store", help="RUDA_CACHE_DIR for the decisions (default: a new temp dir)")
+    p.add_argument("--json", help="results, rewritten after every case")
+    p.add_argument("--resume", action="store_true", help="skip the cases --json holds")
+    p.add_argument("--report", metavar="JSON", help="print a results file and exit")
+    args = p.parse_args()
+    if args.report:
+        rows = json.loads(Path(args.report).read_text())["cases"]
+        print("\n".join([HEADER, *map(line, rows), *summarize(rows)[0]]))
+        return 0
+    kinds = ("cuda", "wgpu") if args.backend == "both" else (args.backend,)
+    for k in kinds:
+        os.environ.setdefault(f"RUDA_{k.upper()}", "experimental")
+    os.environ["RUDA_TUNE"] = "off"  # only the explicit searches below tune
+    # never the user's own store by default: a sweep's decisions are for the sweep
+    os.environ["RUDA_CACHE_DIR"] = args.store or tempfile.mkdtemp(prefix="ruda-tune-sweep-")
+    from ruda._backends import probe
+    from ruda._kernels import tune
+
+    tune.forget()
+    shapes = parse_shapes(args.shapes) if args.shapes else QUICK if args.quick else [
+        *SQUARES, *LLM, *REDUCE]  # fmt: skip
+    doc: dict[str, Any] = {"args": vars(args), "notes": [], "cases": []}
+    if args.resume and args.json and Path(args.json).exists():
+        doc = {**json.loads(Path(args.json).read_text()), "args": vars(args)}
+    done, waiting = {r["id"] for r in doc["cases"]}, []
+    start, seen = time.perf_counter(), {"matmul": (20.0, 0), "reduce": (10.0, 0)}
+    print(f"decisions go to {tune.store().path}; budget {args.budget:g} s per key\n{HEADER}")
+    for kind in kinds:
+        why = probe(kind)
+        be = Backend(kind) if why is None else None
+        mine = notes(be) if be else [f"{kind}: not available here ({why})"]
+        doc["notes"] = [n for n in doc["notes"] if not n.startswith(f"{kind}:")] + mine
+        for family, op, shape in cases(shapes, args.only) if be else ():
+            cid = case_id(kind, family, op, shape)
+            group, work = family.split(".")[0], math.prod(shape)
+            over, was = seen[group]  # the last case's seconds beyond its budget, scaled by work
+            need = args.budget + max(5.0, over * work / (was or work))
+            left = args.max_seconds - (time.perf_counter() - start)
+            if cid in done or left < need:
+                waiting += [] if cid in done else [cid]
+                continue
+            row = {"id": cid, "backend": kind, "family": family, "op": op, "shape": list(shape)}
+            t0 = time.perf_counter()
+            if family not in tune.FAMILIES:
+                row["skipped"] = f"no tuner family {family!r}: not tunable on {kind} today"
+            else:
+                try:
+                    row = run_case(be, family, op, shape, args)
+                except Exception as e:  # a shape the device cannot hold...: say so, go on
+                    row["skipped"] = f"{type(e).__name__}: {e}"[:300]
+            row["wall_s"] = time.perf_counter() - t0
+            seen[group] = (row["wall_s"] - args.budget, work)
+            if "mismatch" in row:
+                print(f"!!! MISMATCH {cid}: {'; '.join(row['mismatch'])}", file=sys.stderr)
+            print(line(row), flush=True)
+            doc["cases"].append(row)
+            doc["summary"] = summarize(doc["cases"])[1]
+            write(args.json, doc)
+            gc.collect()  # the case's buffers go before the next case's
+    doc["not_started"] = waiting  # within --max-seconds: run again with --resume
+    text, doc["summary"] = summarize(doc["cases"])
+    late = [f"{len(waiting)} case(s) not started within --max-seconds (run again with --resume)"]
+    print("\n" + "\n".join([*doc["notes"], *text, *(late if waiting else [])]))
+    write(args.json, doc)
+    return 1 if any("mismatch" in r for r in doc["cases"]) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
