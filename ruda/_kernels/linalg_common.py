@@ -5,6 +5,9 @@ Every decomposition kernel runs one workgroup per matrix of a stack (``matrix()`
 workgroup's linear index); its invocations share the matrix's rows and columns in loops
 (``spread``) between barriers. A matrix lives in a storage buffer (any size) or, when it fits,
 in workgroup memory (``Mat`` over an ``ir.Shared``), staged in and out by ``stage``.
+Builders take real and complex element types alike: ``real``, ``conj``, ``re``, ``absq``,
+``cabs``, ``scale`` and ``lift`` are the identity or plain arithmetic for a real type, the
+complex forms (conjugates where the real algorithm transposes) for c64 and c128.
 
     >>> from ruda._kernels import ir, linalg_common as lc
     >>> buf = ir.Buffer("a", ir.F32, 0, "read_write")
@@ -21,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from . import ir
+from . import cmath, ir
 from .ir import U32, Barrier, Const, For, If, Let, Var
-from .mathlib import land, lor
+from .mathlib import from_words, hi, land, lor
 from .reduce import MAX_GROUPS, wgid
 
 WG = 64  # invocations per workgroup (one workgroup per matrix)
@@ -42,6 +45,70 @@ def reset_names() -> None:
 def fresh(prefix: str, t: ir.Type) -> Var:
     """A variable with a name no other in the kernel has (WGSL forbids redeclaring in scope)."""
     return Var(f"{prefix}{next(_names)}", t)
+
+
+# -- complex elements: real and complex kernels from one builder ------------------------------
+def real(t: ir.Type) -> ir.Type:
+    """The real type of ``t``'s values' parts (norms, singular values, eigenvalues)."""
+    return t.part if t.is_complex else t
+
+
+def conj(z: ir.Expr) -> ir.Expr:
+    """The complex conjugate (the value itself for a real type)."""
+    return cmath.unary("conj", z) if z.type.is_complex else z
+
+
+def re(z: ir.Expr) -> ir.Expr:
+    """The real part (the value itself for a real type)."""
+    return cmath.re(z) if z.type.is_complex else z
+
+
+def absq(z: ir.Expr) -> ir.Expr:
+    """|z|^2, real."""
+    if z.type.is_complex:
+        x, y = cmath.re(z), cmath.im(z)
+        return x * x + y * y
+    return z * z
+
+
+def cabs(z: ir.Expr) -> ir.Expr:
+    """|z|, real (complex: ``cmath``'s abs, which does not overflow early)."""
+    return cmath.unary("abs", z) if z.type.is_complex else ir.call("abs", z)
+
+
+def cabs1(z: ir.Expr) -> ir.Expr:
+    """|Re z| + |Im z| (LAPACK's pivot measure for complex, izamax); |z| for a real type."""
+    if z.type.is_complex:
+        return ir.call("abs", cmath.re(z)) + ir.call("abs", cmath.im(z))
+    return ir.call("abs", z)
+
+
+def cabsmax(z: ir.Expr) -> ir.Expr:
+    """max(|Re z|, |Im z|) (a scale for sums of squares); |z| for a real type."""
+    if z.type.is_complex:
+        return ir.call("max", ir.call("abs", cmath.re(z)), ir.call("abs", cmath.im(z)))
+    return ir.call("abs", z)
+
+
+def lift(r: Any, t: ir.Type) -> ir.Expr:
+    """The real value ``r`` (an expression of ``real(t)`` or a number) as a ``t``."""
+    if t.is_complex:
+        return cmath.make(r, 0.0, t)
+    return ir.lift(r, t)
+
+
+def scale(z: ir.Expr, r: Any) -> ir.Expr:
+    """``z * r`` for real ``r`` (complex: both parts scaled, no complex product)."""
+    if z.type.is_complex:
+        return cmath.make(cmath.re(z) * r, cmath.im(z) * r, z.type)
+    return z * r
+
+
+def div_real(z: ir.Expr, r: Any) -> ir.Expr:
+    """``z / r`` for real ``r`` (complex: both parts divided)."""
+    if z.type.is_complex:
+        return cmath.make(cmath.re(z) / r, cmath.im(z) / r, z.type)
+    return z / r
 
 
 def eps(t: ir.Type) -> float:
@@ -90,9 +157,9 @@ class Mat:
 
 
 def rw_buffers(spec: str, t: ir.Type) -> list[ir.Buffer]:
-    """Read-write buffers from ``"name:type ..."`` (type ``t``, ``u32`` or ``i32``), bound in
-    order."""
-    types = {"t": t, "u32": U32, "i32": ir.I32}
+    """Read-write buffers from ``"name:type ..."`` (type ``t``, ``r`` (its real type), ``u32``
+    or ``i32``), bound in order."""
+    types = {"t": t, "r": real(t), "u32": U32, "i32": ir.I32}
     pairs = [item.split(":") for item in spec.split()]
     return [ir.Buffer(nm, types[ty], i, "read_write") for i, (nm, ty) in enumerate(pairs)]
 
@@ -129,16 +196,57 @@ def stage(
     return [spread(count, lambda t: [ir.store(dst, dbase + t, src[sbase + t])], wg), sync()]
 
 
-def wg_sum(sh: ir.Shared, value: ir.Expr, wg: int) -> tuple[list[Any], ir.Expr]:
-    """Statements summing every invocation's ``value``; the sum (a fresh Let, the same in every
-    invocation) is the second item. ``sh`` holds ``wg`` elements; a barrier ends the block."""
+def wg_sum(sh: ir.Shared, value: ir.Expr, wg: int, op: str = "add") -> tuple[list[Any], ir.Expr]:
+    """Statements summing (``op`` "max": taking the largest of) every invocation's ``value``;
+    the result (a fresh Let, the same in every invocation) is the second item. ``sh`` holds
+    ``wg`` elements; a barrier ends the block."""
     body: list[Any] = [ir.store(sh, lid(), value), Barrier()]
     s = wg // 2
     while s >= 1:
-        body += [If(lid() < s, (ir.store(sh, lid(), sh[lid()] + sh[lid() + s]),)), Barrier()]
+        a, b = sh[lid()], sh[lid() + s]
+        both = a + b if op == "add" else ir.call(op, a, b)
+        body += [If(lid() < s, (ir.store(sh, lid(), both),)), Barrier()]
         s //= 2
     out = fresh("sum", value.type)
     return [*body, Let(out, sh[0]), Barrier()], out
+
+
+def pow2_near(amax: ir.Expr) -> ir.Expr:
+    """A power of two within a factor of two of ``amax`` (its exponent bits; 1 unless ``amax``
+    is normal and finite): dividing by it, and multiplying back, is exact."""
+    f = amax.type
+    mask = 0x7F800000 if f is ir.F32 else 0x7FF00000
+    e = hi(amax) & mask
+    p = ir.Bitcast(e, f) if f is ir.F32 else from_words(Const(0, U32), e)
+    return ir.select(land(e.ne(0), e.ne(mask)), p, Const(1.0, f))
+
+
+def scale_down(
+    mat: Mat, rows: Any, cols: Any, red: ir.Shared, wg: int
+) -> tuple[list[Any], ir.Expr]:
+    """Statements dividing ``mat`` by a power of two near its largest entry (``pow2_near``),
+    and that scale (a fresh Let, real), so that sums of squares neither overflow nor vanish
+    (LAPACK scales likewise); ``red`` holds ``wg`` reals. A barrier ends the block."""
+    f = red.elem
+    top, e, sc = fresh("top", f), fresh("e", U32), fresh("sc", f)
+    cols = ir.lift(cols, U32)
+    maxed, amax = wg_sum(red, top, wg, "max")
+    look = cabsmax(mat(e / cols, e % cols))
+    body: list[Any] = [
+        Let(top, Const(0.0, f), mutable=True),
+        For(
+            e,
+            lid(),
+            ir.lift(rows, U32) * cols,
+            Const(wg, U32),
+            (ir.Assign(top, ir.call("max", top, look)),),
+        ),
+        *maxed,
+        Let(sc, pow2_near(amax)),
+        spread2(0, rows, 0, cols, lambda i, j: [mat.set(i, j, div_real(mat(i, j), sc))], wg),
+        sync(),
+    ]
+    return body, sc
 
 
 def wg_argmax(
@@ -159,9 +267,25 @@ def wg_argmax(
 
 
 def rotation(app: ir.Expr, aqq: ir.Expr, apq: ir.Expr, skip: ir.Expr) -> tuple[list[Any], Var, Var]:
-    """(statements, c, s) of the Jacobi rotation J = [[c, s], [-s, c]] that makes J^T G J
-    diagonal for G = [[app, apq], [apq, aqq]] (Golub and Van Loan's sym.schur2); identity
-    where ``skip``."""
+    """(statements, c, s) of the Jacobi rotation J = [[c, s], [-conj(s), c]] that makes
+    J^H G J diagonal for the Hermitian G = [[app, apq], [conj(apq), aqq]] (app, aqq real; c real,
+    both of apq's type); identity where ``skip``. Real: Golub and Van Loan's sym.schur2; complex:
+    the same on |apq|, s turned by apq's phase (J = D R D^H, D = diag(1, conj(apq) / |apq|))."""
+    if not apq.type.is_complex:
+        return _rotation(app, aqq, apq, skip)
+    t, f = apq.type, app.type
+    mag = fresh("mag", f)
+    body, c, s = _rotation(app, aqq, mag, skip)
+    safe = ir.select(skip, Const(1.0, f), mag)
+    cc, ss = fresh("c", t), fresh("s", t)
+    phase = (s * cmath.re(apq) / safe, s * cmath.im(apq) / safe)
+    return [Let(mag, cabs(apq)), *body, Let(cc, lift(c, t)), Let(ss, cmath.make(*phase, t))], cc, ss
+
+
+def _rotation(
+    app: ir.Expr, aqq: ir.Expr, apq: ir.Expr, skip: ir.Expr
+) -> tuple[list[Any], Var, Var]:
+    """The real rotation J = [[c, s], [-s, c]] with J^T G J diagonal (sym.schur2)."""
     t_ = app.type
     c, s = fresh("c", t_), fresh("s", t_)
     tau, tt = fresh("tau", t_), fresh("tt", t_)
@@ -229,22 +353,34 @@ def bucket(m: int, n: int | None = None) -> int:
 
 __all__ = [
     "MAX_SWEEPS",
-    "Mat",
     "SHARED_BYTES",
     "VARIANTS",
     "WG",
+    "Mat",
+    "absq",
     "bucket",
+    "cabs",
+    "cabs1",
+    "cabsmax",
+    "conj",
+    "div_real",
     "eps",
     "fits",
     "fresh",
     "groups",
-    "reset_names",
-    "rw_buffers",
     "kernel",
     "lid",
+    "lift",
     "matrix",
     "pair",
+    "pow2_near",
+    "re",
+    "real",
+    "reset_names",
     "rotation",
+    "rw_buffers",
+    "scale_down",
+    "scale",
     "spread",
     "spread2",
     "stage",
@@ -272,10 +408,10 @@ def loop_iterations(kind: str, m: int, n: int, k: int, wg: int) -> int:
         return 3 * n + 2 * n * c(k) + 2 * sum(c((n - j) * k) for j in range(n)) + c(n * k)
     if kind in ("geqrf", "orgqr"):  # k: orgqr's columns; each invocation owns whole columns
         cols = max(n, k)
-        return c(m * cols) + sum(3 + 3 * c(m) + c(cols) * 2 * (m - j + 1) for j in range(min(m, n)))
+        return c(m * cols) + sum(3 + 4 * c(m) + c(cols) * 2 * (m - j + 1) for j in range(min(m, n)))
     rows = m if kind == "gesvj" else n
     per_round = c(p) * (rows + 1) + 3 * c(p * rows) + c(p) + 2
-    setup_finish = 3 * c(n * rows) + c(n) * (rows + n) + 4 * c(n * n)
+    setup_finish = 5 * c(n * rows) + c(n) * (rows + n) + 4 * c(n * n)  # scale_down: 2 passes
     return MAX_SWEEPS * ((n2 - 1) * per_round + c(n * rows) + 2) + setup_finish
 
 

@@ -3,7 +3,7 @@
 Each runs one invocation per output element (``flat()`` over a 2-D grid of 64-wide
 workgroups), batched over a stack:
 
-* ``pinv_product``: X = V diag(1/s, cut) U^T from a reduced SVD, singular values at or below
+* ``pinv_product``: X = V diag(1/s, cut) U^H from a reduced SVD, singular values at or below
   ``tol[b] * s[0]`` dropped (NumPy's pinv cutoff).
 * ``sv_summary``: one number per matrix from its descending singular values: the largest
   (2-norm), smallest (-2), their sum (nuclear), or the ratios (cond 2 / -2).
@@ -21,6 +21,7 @@ from functools import cache
 from typing import Any
 
 from . import ir
+from . import linalg_common as lc
 from .ir import I64, U32, Const, If, Let
 
 WG = 64
@@ -45,17 +46,20 @@ def _kernel(
 
 @cache
 def pinv_product(t: ir.Type) -> ir.Kernel:
-    """out (n x m) = V diag(s+) U^T per matrix from U (m x k), s (k), V^T (k x n), tol (1)."""
-    u, s, vh, tol = (ir.Buffer(nm, t, i) for i, nm in enumerate(("u", "s", "vh", "tol")))
+    """out (n x m) = V diag(s+) U^H per matrix from U (m x k), s (k), V^H (k x n), tol (1)
+    (s and tol real)."""
+    f = lc.real(t)
+    u, s, vh, tol = (ir.Buffer(nm, ty, i) for i, (nm, ty) in enumerate(
+        (("u", t), ("s", f), ("vh", t), ("tol", f))))  # fmt: skip
     out = ir.Buffer("out", t, 4, "read_write")
     params = _params("batch", "m", "n", "k")
     _, m, n, k = (p.var for p in params)
 
     def body(g: ir.Expr) -> list[Any]:
-        b, i, j, acc, kk, sv, cut = (
-            ir.Var(x, U32) for x in ("b", "i", "j", "acc", "kk", "sv", "cut")
-        )
-        acc, sv, cut = ir.Var("acc", t), ir.Var("sv", t), ir.Var("cut", t)
+        b, i, j, kk = (ir.Var(x, U32) for x in ("b", "i", "j", "kk"))
+        acc, sv, cut = ir.Var("acc", t), ir.Var("sv", f), ir.Var("cut", f)
+        # V[i, kk] U^H[kk, j] = conj(V^H[kk, i] U[j, kk])
+        term = lc.conj(vh[b * k * n + kk * n + i] * u[b * m * k + j * k + kk])
         return [
             Let(b, g / (n * m)),
             Let(i, (g / m) % n),
@@ -71,12 +75,7 @@ def pinv_product(t: ir.Type) -> ir.Kernel:
                     Let(sv, s[b * k + kk]),
                     If(
                         sv > cut,
-                        (
-                            ir.Assign(
-                                acc,
-                                acc + vh[b * k * n + kk * n + i] * u[b * m * k + j * k + kk] / sv,
-                            ),
-                        ),
+                        (ir.Assign(acc, acc + lc.div_real(term, sv)),),
                     ),
                 ),
             ),

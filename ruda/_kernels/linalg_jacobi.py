@@ -3,15 +3,17 @@
 One workgroup per matrix. A sweep visits every pair (p, q) once, in ``n2 - 1`` rounds of a
 round-robin tournament (``linalg_common.pair``): the ``n2 / 2`` pairs of a round are disjoint,
 so their rotations are computed at once (into ``rot``) and applied at once, rows then columns.
-Convergence is tested on the device after every sweep (eigh: the off-diagonal mass against
-``n * eps^2`` of the whole; SVD: whether any pair was still rotated, at a cosine above
-``4 m eps``); the workgroup leaves the sweep loop through a uniform load of the verdict, and
-``info[b] = 1`` when ``MAX_SWEEPS`` were not enough. Results are sorted by rank (eigenvalues
-ascending, singular values descending), vectors following their values.
+Complex (Hermitian) matrices take the same sweeps with complex rotations
+J = [[c, s], [-conj(s), c]] (``linalg_common.rotation``): eigenvalues and singular values stay
+real, vectors are complex. Convergence is tested on the device after every sweep (eigh: the
+off-diagonal mass against ``n * eps^2`` of the whole; SVD: whether any pair was still rotated,
+at a cosine above ``4 m eps``); the workgroup leaves the sweep loop through a uniform load of
+the verdict, and ``info[b] = 1`` when ``MAX_SWEEPS`` were not enough. Results are sorted by rank
+(eigenvalues ascending, singular values descending), vectors following their values.
 
     >>> from ruda._kernels import ir, linalg_jacobi
     >>> linalg_jacobi.syevj(ir.F32, True, False).name
-    'linalg_syevj_f32_v1_lo_wg64'
+    'linalg_syevj_f32_v1_lo_c0_wg64'
 """
 
 from __future__ import annotations
@@ -29,18 +31,26 @@ def _params(*names: str) -> list[ir.Param]:
     return [ir.Param(n, U32) for n in names]
 
 
+def rotated(c: ir.Expr, s: ir.Expr, x: ir.Expr, y: ir.Expr, rows: bool) -> tuple[Any, Any]:
+    """Entries x (index p) and y (q) of rows p, q after J^H A (``rows``) or columns p, q after
+    A J, J = [[c, s], [-conj(s), c]] (c real)."""
+    sp, sq = (s, lc.conj(s)) if rows else (lc.conj(s), s)
+    return lc.scale(x, c) - sp * y, sq * x + lc.scale(y, c)
+
+
 def _rotate(
     mat: lc.Mat, p: ir.Expr, q: ir.Expr, c: ir.Expr, s: ir.Expr, k: ir.Expr, rows: bool
 ) -> list[Any]:
-    """Rows (or columns) p and q of ``mat`` at position k, rotated by [[c, s], [-s, c]]."""
-    t = c.type
+    """Rows (or columns) p and q of ``mat`` at position k, rotated by J (``rotated``)."""
+    t = s.type
     x, y = lc.fresh("x", t), lc.fresh("y", t)
     at = (lambda r: (r, k)) if rows else (lambda r: (k, r))
+    new_p, new_q = rotated(c, s, x, y, rows)
     return [
         Let(x, mat(*at(p))),
         Let(y, mat(*at(q))),
-        mat.set(*at(p), c * x - s * y),
-        mat.set(*at(q), s * x + c * y),
+        mat.set(*at(p), new_p),
+        mat.set(*at(q), new_q),
     ]
 
 
@@ -84,13 +94,13 @@ def _round(
     def use(mat: lc.Mat, rows: bool) -> Any:
         def f(k: ir.Expr, e: ir.Expr) -> list[Any]:
             head, p, q = lc.pair(n2, r, k)
-            c, s = lc.fresh("c", t), lc.fresh("s", t)
+            c, s = lc.fresh("c", lc.real(t)), lc.fresh("s", t)
             return [
                 *head,
                 If(
                     q < n,
                     (
-                        Let(c, rot[rbase + 2 * k]),
+                        Let(c, lc.re(rot[rbase + 2 * k])),
                         Let(s, rot[rbase + 2 * k + 1]),
                         *_rotate(mat, p, q, c, s, e, rows),
                     ),
@@ -125,17 +135,18 @@ def _ranks(n: ir.Expr, value: Any, ascending: bool, dest: Any, wg: int) -> Any:
 
 @cache
 def syevj(t: ir.Type, vectors: bool, upper: bool, wg: int = lc.WG, cap: int = 0) -> ir.Kernel:
-    """Eigenvalues (ascending, into ``w``) and eigenvectors (columns of ``u``) of each symmetric
-    n x n matrix of ``a`` (read from its lower, or ``upper``, triangle; overwritten); ``v``
-    accumulates the rotations, ``rot`` (n2 per matrix) and ``idx`` (n) are scratch. With
-    ``cap`` (>= n^2) A and V live in workgroup memory."""
+    """Eigenvalues (ascending, real, into ``w``) and eigenvectors (columns of ``u``) of each
+    symmetric (Hermitian) n x n matrix of ``a`` (read from its lower, or ``upper``, triangle;
+    scaled by a power of two and overwritten); ``v`` accumulates the rotations, ``rot`` (n2 per
+    matrix) and ``idx`` (n) are scratch. With ``cap`` (>= n^2) A and V live in workgroup
+    memory."""
     lc.reset_names()
-    bufs = lc.rw_buffers("a:t v:t rot:t idx:u32 w:t u:t info:i32", t)
+    bufs = lc.rw_buffers("a:t v:t rot:t idx:u32 w:r u:t info:i32", t)
     a, v, rot, idx, w, u, info = bufs
     params = _params("batch", "n", "n2")
     b, n, n2 = lc.matrix(), params[1].var, params[2].var
     am, vm, um = lc.Mat(a, b * n * n, n), lc.Mat(v, b * n * n, n), lc.Mat(u, b * n * n, n)
-    red = ir.Shared("red", t, wg)
+    red = ir.Shared("red", lc.real(t), wg)
     flag = ir.Shared("flag", U32, 1)
     zero = Const(0.0, t)
     shared, body = _in_workgroup(t, cap, 2 if vectors else 1, a, b * n * n, n * n, wg)
@@ -143,9 +154,11 @@ def syevj(t: ir.Type, vectors: bool, upper: bool, wg: int = lc.WG, cap: int = 0)
         am, vm = lc.Mat(shared[0], Const(0, U32), n), lc.Mat(shared[0], Const(cap, U32), n)
 
     body += eig_setup(am, vm if vectors else None, n, upper, wg)
+    scaled, sc = lc.scale_down(am, n, n, red, wg)
+    body += scaled
     sums, offv, totv = eig_offdiag(am, n, red, wg)
     sweep = ir.Var("sweep", U32)
-    tol2 = ir.cast(n, t) * (lc.eps(t) ** 2)
+    tol2 = ir.cast(n, lc.real(t)) * (lc.eps(lc.real(t)) ** 2)
     done = lor(offv <= totv * tol2, sweep.eq(lc.MAX_SWEEPS))
     verdict, conv = _verdict(flag)
     check = [
@@ -191,7 +204,7 @@ def syevj(t: ir.Type, vectors: bool, upper: bool, wg: int = lc.WG, cap: int = 0)
         )
     )
 
-    body += eig_finish(am, vm, um if vectors else None, w, idx, b, n, wg)
+    body += eig_finish(am, vm, um if vectors else None, w, idx, b, n, sc, wg)
     name = f"linalg_syevj_{t.name}_v{int(vectors)}_{'up' if upper else 'lo'}_c{cap}_wg{wg}"
     return lc.kernel(name, bufs, params, body, wg, [red, flag, *shared])
 
@@ -208,22 +221,26 @@ def _in_workgroup(t: ir.Type, cap: int, mats: int, a: ir.Buffer, base: ir.Expr,
 
 @cache
 def gesvj(t: ir.Type, vectors: bool, wg: int = lc.WG, cap: int = 0) -> ir.Kernel:
-    """Singular values (descending, into ``s``) of each m x n matrix (m >= n) of ``a``
-    (overwritten), with ``vectors`` also U (m x n, into ``u``) and V^T (n x n, into ``vt``);
+    """Singular values (descending, real, into ``s``) of each m x n matrix (m >= n) of ``a``
+    (scaled by a power of two and overwritten), with ``vectors`` also U (m x n, into ``u``) and
+    V^H (n x n, into ``vt``);
     ``v`` accumulates the rotations, ``rot`` (n2 per matrix) and ``idx`` (n) are scratch. With
     ``cap`` (>= m n and n^2) A and V live in workgroup memory."""
     lc.reset_names()
-    bufs = lc.rw_buffers("a:t v:t rot:t idx:u32 s:t u:t vt:t info:i32", t)
+    bufs = lc.rw_buffers("a:t v:t rot:t idx:u32 s:r u:t vt:t info:i32", t)
     a, v, rot, idx, s, u, vt, info = bufs
     params = _params("batch", "m", "n", "n2")
     b, m, n, n2 = lc.matrix(), params[1].var, params[2].var, params[3].var
     am, vm = lc.Mat(a, b * m * n, n), lc.Mat(v, b * n * n, n)
     um, vtm = lc.Mat(u, b * m * n, n), lc.Mat(vt, b * n * n, n)
     flag = ir.Shared("flag", U32, 1)
+    red = ir.Shared("red", lc.real(t), wg)
     one, zero = Const(1.0, t), Const(0.0, t)
     shared, body = _in_workgroup(t, cap, 2 if vectors else 1, a, b * m * n, m * n, wg)
     if shared:
         am, vm = lc.Mat(shared[0], Const(0, U32), n), lc.Mat(shared[0], Const(cap, U32), n)
+    scaled, sc = lc.scale_down(am, m, n, red, wg)
+    body += scaled
     if vectors:
         body += [
             lc.spread2(0, n, 0, n, lambda i, j: [vm.set(i, j, ir.select(i.eq(j), one, zero))], wg),
@@ -252,19 +269,23 @@ def gesvj(t: ir.Type, vectors: bool, wg: int = lc.WG, cap: int = 0) -> ir.Kernel
     last, _ = _verdict(flag)
     body += [*last, If(land(lc.lid().eq(0), flag[0].ne(0)), (ir.store(info, b, 1),))]
 
-    body += svd_finish(am, vm, um if vectors else None, vtm, s, idx, rot, b, m, n, n2, wg)
+    body += svd_finish(am, vm, um if vectors else None, vtm, s, idx, rot, b, m, n, n2, sc, wg)
     name = f"linalg_gesvj_{t.name}_v{int(vectors)}_c{cap}_wg{wg}"
-    return lc.kernel(name, bufs, params, body, wg, [flag, *shared])
+    return lc.kernel(name, bufs, params, body, wg, [flag, red, *shared])
 
 
 # -- pieces shared with the multi-dispatch path (linalg_jacobi_steps) ------------------------------
 def eig_setup(am: lc.Mat, vm: lc.Mat | None, n: ir.Expr, upper: bool, wg: int) -> list[Any]:
-    """The symmetric matrix from its named triangle, and V = I (when ``vm``); then a barrier."""
+    """The symmetric (Hermitian) matrix from its named triangle, and V = I (when ``vm``); then
+    a barrier. A complex diagonal's imaginary parts are dropped (LAPACK's zheevd ignores them)."""
     t = am.buf.elem
 
     def mirror(i: ir.Expr, j: ir.Expr) -> list[Any]:
-        src = am(i, j) if upper else am(j, i)
-        return [If(i < j, (am.set(i, j, src), am.set(j, i, src)))]
+        low = lc.conj(am(i, j)) if upper else am(j, i)  # element (j, i), i < j
+        out: list[Any] = [If(i < j, (am.set(i, j, lc.conj(low)), am.set(j, i, low)))]
+        if t.is_complex:
+            out.append(If(i.eq(j), (am.set(i, i, lc.lift(lc.re(am(i, i)), t)),)))
+        return out
 
     body: list[Any] = [lc.spread2(0, n, 0, n, mirror, wg)]
     if vm is not None:
@@ -276,10 +297,10 @@ def eig_setup(am: lc.Mat, vm: lc.Mat | None, n: ir.Expr, upper: bool, wg: int) -
 
 
 def eig_offdiag(am: lc.Mat, n: ir.Expr, red: ir.Shared, wg: int) -> tuple[list[Any], Any, Any]:
-    """(statements, off, total): the sums of the off-diagonal and of all squares."""
-    t = am.buf.elem
+    """(statements, off, total): the sums of the off-diagonal and of all squares (|a|^2)."""
+    t = lc.real(am.buf.elem)
     off, tot, e = lc.fresh("off", t), lc.fresh("tot", t), lc.fresh("e", U32)
-    sq = am(e / n, e % n) * am(e / n, e % n)
+    sq = lc.absq(am(e / n, e % n))
     offsum, offv = lc.wg_sum(red, off, wg)
     totsum, totv = lc.wg_sum(red, tot, wg)
     body = [
@@ -299,30 +320,36 @@ def eig_offdiag(am: lc.Mat, n: ir.Expr, red: ir.Shared, wg: int) -> tuple[list[A
 
 
 def eig_gram(am: lc.Mat) -> Any:
-    """The 2 x 2 problem of pair (p, q) of a symmetric matrix (skip: a_pq is zero)."""
+    """The 2 x 2 problem of pair (p, q) of a symmetric (Hermitian) matrix (skip: a_pq is
+    zero): (statements, a_pp, a_qq (real), a_pq, skip)."""
 
     def gram(p: ir.Expr, q: ir.Expr) -> tuple[list[Any], ir.Expr, ir.Expr, ir.Expr, ir.Expr]:
         apq = lc.fresh("apq", am.buf.elem)
-        return [Let(apq, am(p, q))], am(p, p), am(q, q), apq, apq.eq(0.0)
+        return [Let(apq, am(p, q))], lc.re(am(p, p)), lc.re(am(q, q)), apq, apq.eq(0.0)
 
     return gram
 
 
 def svd_gram(am: lc.Mat, m: ir.Expr, mark: Any) -> Any:
     """The Gram matrix of columns p and q of the m-row ``am`` (skip: their cosine is at most
-    4 m eps, above the rounding floor of f32 sums); ``mark()`` records a rotation."""
+    4 m eps, above the rounding floor of f32 sums, or one column is at the other's rounding
+    level, where the rotation changes nothing the SVD keeps and a rank-deficient matrix's
+    leftover column, parallel to its partner, would be turned forever, down to subnormals);
+    ``mark()`` records a rotation. Norms are real; the inner product a_p^H a_q is complex for
+    complex types."""
     t = am.buf.elem
-    tol = ir.cast(m, t) * (4 * lc.eps(t))
+    f = lc.real(t)
+    tol = ir.cast(m, f) * (4 * lc.eps(f))
+    tiny = Const(lc.eps(f) ** 2, f)  # |a_p| <= eps |a_q|, in squares
 
     def gram(p: ir.Expr, q: ir.Expr) -> tuple[list[Any], ir.Expr, ir.Expr, ir.Expr, ir.Expr]:
-        al, be, ga = lc.fresh("al", t), lc.fresh("be", t), lc.fresh("ga", t)
+        al, be, ga = lc.fresh("al", f), lc.fresh("be", f), lc.fresh("ga", t)
         i, x, y = lc.fresh("i", U32), lc.fresh("x", t), lc.fresh("y", t)
         sk = lc.fresh("sk", BOOL)
-        zero = Const(0.0, t)
         pre = [
-            Let(al, zero, mutable=True),
-            Let(be, zero, mutable=True),
-            Let(ga, zero, mutable=True),
+            Let(al, Const(0.0, f), mutable=True),
+            Let(be, Const(0.0, f), mutable=True),
+            Let(ga, Const(0.0, t), mutable=True),
             ir.For(
                 i,
                 Const(0, U32),
@@ -331,12 +358,18 @@ def svd_gram(am: lc.Mat, m: ir.Expr, mark: Any) -> Any:
                 (
                     Let(x, am(i, p)),
                     Let(y, am(i, q)),
-                    ir.Assign(al, al + x * x),
-                    ir.Assign(be, be + y * y),
-                    ir.Assign(ga, ga + x * y),
+                    ir.Assign(al, al + lc.absq(x)),
+                    ir.Assign(be, be + lc.absq(y)),
+                    ir.Assign(ga, ga + lc.conj(x) * y),
                 ),
             ),
-            Let(sk, ~(ir.call("abs", ga) > tol * ir.call("sqrt", al) * ir.call("sqrt", be))),
+            Let(
+                sk,
+                lor(
+                    ~(lc.cabs(ga) > tol * ir.call("sqrt", al) * ir.call("sqrt", be)),
+                    ir.call("min", al, be) <= tiny * ir.call("max", al, be),
+                ),
+            ),
             If(~sk, (mark(),)),
         ]
         return pre, al, be, ga, sk
@@ -352,14 +385,16 @@ def eig_finish(
     idx: ir.Buffer,
     b: ir.Expr,
     n: ir.Expr,
+    scale: ir.Expr,
     wg: int,
 ) -> list[Any]:
-    """Eigenvalues ascending into ``w``; with ``um`` the vectors into its columns, in order."""
+    """Eigenvalues ascending into ``w`` (times ``scale``, undoing ``scale_down``); with ``um``
+    the vectors into its columns, in order."""
 
     def place(i: ir.Expr, rank: ir.Expr, val: ir.Expr) -> list[Any]:
-        return [ir.store(w, b * n + rank, val), ir.store(idx, b * n + i, rank)]
+        return [ir.store(w, b * n + rank, val * scale), ir.store(idx, b * n + i, rank)]
 
-    body = [_ranks(n, lambda i: am(i, i), True, place, wg), lc.sync()]
+    body = [_ranks(n, lambda i: lc.re(am(i, i)), True, place, wg), lc.sync()]
     if um is not None:
         body.append(lc.spread2(0, n, 0, n, lambda i, j: [um.set(i, idx[b * n + j], vm(i, j))], wg))
     return body
@@ -377,43 +412,45 @@ def svd_finish(
     m: ir.Expr,
     n: ir.Expr,
     n2: ir.Expr,
+    scale: ir.Expr,
     wg: int,
 ) -> list[Any]:
-    """Column norms (into ``rot``), singular values descending into ``s``; with ``um`` U's
-    columns normalised and V^T's rows, in order."""
+    """Column norms (into ``rot``), singular values descending into ``s`` (times ``scale``,
+    undoing ``scale_down``); with ``um`` U's columns normalised and V^H's rows, in order."""
     t = am.buf.elem
+    f = lc.real(t)
     zero = Const(0.0, t)
 
     def norm(j: ir.Expr) -> list[Any]:
-        acc, i = lc.fresh("acc", t), lc.fresh("i", U32)
+        acc, i = lc.fresh("acc", f), lc.fresh("i", U32)
         return [
-            Let(acc, zero, mutable=True),
-            ir.For(
-                i, Const(0, U32), m, Const(1, U32), (ir.Assign(acc, acc + am(i, j) * am(i, j)),)
-            ),
-            ir.store(rot, b * n2 + j, ir.call("sqrt", acc)),
+            Let(acc, Const(0.0, f), mutable=True),
+            ir.For(i, Const(0, U32), m, Const(1, U32), (ir.Assign(acc, acc + lc.absq(am(i, j))),)),
+            ir.store(rot, b * n2 + j, lc.lift(ir.call("sqrt", acc), t)),
         ]
 
     def place(j: ir.Expr, rank: ir.Expr, val: ir.Expr) -> list[Any]:
-        return [ir.store(s, b * n + rank, val), ir.store(idx, b * n + j, rank)]
+        return [ir.store(s, b * n + rank, val * scale), ir.store(idx, b * n + j, rank)]
 
     body = [
         lc.spread(n, norm, wg),
         lc.sync(),
-        _ranks(n, lambda j: rot[b * n2 + j], False, place, wg),
+        _ranks(n, lambda j: lc.re(rot[b * n2 + j]), False, place, wg),
         lc.sync(),
     ]
     if um is not None:
 
         def scale(i: ir.Expr, j: ir.Expr) -> list[Any]:
-            sg = lc.fresh("sg", t)
+            sg = lc.fresh("sg", f)
             return [
-                Let(sg, rot[b * n2 + j]),
-                um.set(i, idx[b * n + j], ir.select(sg > 0.0, am(i, j) / sg, zero)),
+                Let(sg, lc.re(rot[b * n2 + j])),
+                um.set(i, idx[b * n + j], ir.select(sg > 0.0, lc.div_real(am(i, j), sg), zero)),
             ]
 
         body += [
             lc.spread2(0, m, 0, n, scale, wg),
-            lc.spread2(0, n, 0, n, lambda i, j: [vtm.set(idx[b * n + j], i, vm(i, j))], wg),
+            lc.spread2(
+                0, n, 0, n, lambda i, j: [vtm.set(idx[b * n + j], i, lc.conj(vm(i, j)))], wg
+            ),
         ]
     return body

@@ -92,9 +92,10 @@ def rotate(t: ir.Type, rows: bool, zero: bool, wg: int = WG) -> ir.Kernel:
         xm = lc.Mat(x, b * ln * n, n)
         k, at = e / ln, e % ln
         head, p, q = lc.pair(n2, r, k)
-        c, s, u, v = (lc.fresh(nm, t) for nm in ("c", "s", "u", "v"))
+        c = lc.fresh("c", lc.real(t))
+        s, u, v = (lc.fresh(nm, t) for nm in ("s", "u", "v"))
         pos = (lambda z: (z, at)) if rows else (lambda z: (at, z))
-        new_p, new_q = c * u - s * v, s * u + c * v
+        new_p, new_q = lj.rotated(c, s, u, v, rows)
         if zero:  # row at == p holds (p, q); row at == q holds (q, p)
             turned = s.ne(0.0)
             new_q = ir.select(land(turned, at.eq(p)), Const(0.0, t), new_q)
@@ -105,7 +106,7 @@ def rotate(t: ir.Type, rows: bool, zero: bool, wg: int = WG) -> ir.Kernel:
             If(
                 q < n,
                 (
-                    Let(c, rot[b * n2 + 2 * k]),
+                    Let(c, lc.re(rot[b * n2 + 2 * k])),
                     Let(s, rot[b * n2 + 2 * k + 1]),
                     Let(u, xm(*pos(p))),
                     Let(v, xm(*pos(q))),
@@ -126,17 +127,27 @@ def rotate(t: ir.Type, rows: bool, zero: bool, wg: int = WG) -> ir.Kernel:
     )
 
 
+def _scale_down(am: lc.Mat, m: ir.Expr, n: ir.Expr, scale: ir.Buffer, b: ir.Expr,
+                wg: int) -> tuple[list[Any], ir.Shared]:  # fmt: skip
+    """``linalg_common.scale_down`` of one matrix, its scale kept in ``scale[b]``."""
+    red = ir.Shared("red", scale.elem, wg)
+    body, sc = lc.scale_down(am, m, n, red, wg)
+    return [*body, If(lc.lid().eq(0), (ir.store(scale, b, sc),))], red
+
+
 @cache
 def eig_begin(t: ir.Type, upper: bool, vectors: bool, wg: int = WG) -> ir.Kernel:
-    """The symmetric matrices from their named triangles, and V = I."""
+    """The symmetric (Hermitian) matrices from their named triangles, scaled by a power of two
+    (kept in ``scale``), and V = I."""
     lc.reset_names()
-    a, v = ir.Buffer("a", t, 0, "read_write"), ir.Buffer("v", t, 1, "read_write")
+    a, v, scale = lc.rw_buffers("a:t v:t scale:r", t)
     params = _params("batch", "n")
     b, n = lc.matrix(), params[1].var
     am, vm = lc.Mat(a, b * n * n, n), lc.Mat(v, b * n * n, n)
     body = lj.eig_setup(am, vm if vectors else None, n, upper, wg)
+    scaled, red = _scale_down(am, n, n, scale, b, wg)
     name = f"linalg_step_eig_begin_{t.name}_v{int(vectors)}_{'up' if upper else 'lo'}_wg{wg}"
-    return lc.kernel(name, [a, v], params, body, wg, [])
+    return lc.kernel(name, [a, v, scale], params, body + scaled, wg, [red])
 
 
 @cache
@@ -147,9 +158,10 @@ def eig_check(t: ir.Type, wg: int = WG) -> ir.Kernel:
     done = ir.Buffer("done", U32, 1, "read_write")
     params = _params("batch", "n")
     b, n = lc.matrix(), params[1].var
-    red = ir.Shared("red", t, wg)
+    f = lc.real(t)
+    red = ir.Shared("red", f, wg)
     sums, off, tot = lj.eig_offdiag(lc.Mat(a, b * n * n, n), n, red, wg)
-    tol2 = ir.cast(n, t) * (lc.eps(t) ** 2)
+    tol2 = ir.cast(n, f) * (lc.eps(f) ** 2)
     body = [*sums, If(land(lc.lid().eq(0), off <= tot * tol2), (ir.store(done, b, 1),))]
     return lc.kernel(f"linalg_step_eig_check_{t.name}_wg{wg}", [a, done], params, body, wg, [red])
 
@@ -169,17 +181,17 @@ def svd_check(wg: int = WG) -> ir.Kernel:
 
 @cache
 def eig_end(t: ir.Type, vectors: bool, wg: int = WG) -> ir.Kernel:
-    """Eigenvalues ascending into ``w`` and vectors into ``u``'s columns; info[b] = 1 where
-    ``done[b]`` is not set (no convergence)."""
+    """Eigenvalues ascending into ``w`` (times ``scale``) and vectors into ``u``'s columns;
+    info[b] = 1 where ``done[b]`` is not set (no convergence)."""
     lc.reset_names()
-    bufs = lc.rw_buffers("a:t v:t idx:u32 w:t u:t done:u32 info:i32", t)
-    a, v, idx, w, u, done, info = bufs
+    bufs = lc.rw_buffers("a:t v:t idx:u32 w:r u:t done:u32 info:i32 scale:r", t)
+    a, v, idx, w, u, done, info, scale = bufs
     params = _params("batch", "n")
     b, n = lc.matrix(), params[1].var
     am, vm, um = (lc.Mat(x, b * n * n, n) for x in (a, v, u))
     body = [
         If(land(lc.lid().eq(0), done[b].eq(0)), (ir.store(info, b, 1),)),
-        *lj.eig_finish(am, vm, um if vectors else None, w, idx, b, n, wg),
+        *lj.eig_finish(am, vm, um if vectors else None, w, idx, b, n, scale[b], wg),
     ]
     return lc.kernel(
         f"linalg_step_eig_end_{t.name}_v{int(vectors)}_wg{wg}", bufs, params, body, wg, []
@@ -187,31 +199,39 @@ def eig_end(t: ir.Type, vectors: bool, wg: int = WG) -> ir.Kernel:
 
 
 @cache
-def svd_begin(t: ir.Type, wg: int = WG) -> ir.Kernel:
-    """V = I for each n x n matrix of ``v``."""
+def svd_begin(t: ir.Type, vectors: bool = True, wg: int = WG) -> ir.Kernel:
+    """Each m x n matrix of ``a`` scaled by a power of two (kept in ``scale``); with
+    ``vectors`` V = I for each n x n matrix of ``v``."""
     lc.reset_names()
-    v = ir.Buffer("v", t, 0, "read_write")
-    params = _params("batch", "n")
-    b, n = lc.matrix(), params[1].var
-    vm = lc.Mat(v, b * n * n, n)
-    one, zero = Const(1.0, t), Const(0.0, t)
-    body = [lc.spread2(0, n, 0, n, lambda i, j: [vm.set(i, j, ir.select(i.eq(j), one, zero))], wg)]
-    return lc.kernel(f"linalg_step_svd_begin_{t.name}_wg{wg}", [v], params, body, wg, [])
+    a, v, scale = lc.rw_buffers("a:t v:t scale:r", t)
+    params = _params("batch", "m", "n")
+    b, m, n = lc.matrix(), params[1].var, params[2].var
+    body, red = _scale_down(lc.Mat(a, b * m * n, n), m, n, scale, b, wg)
+    if vectors:
+        vm = lc.Mat(v, b * n * n, n)
+        one, zero = Const(1.0, t), Const(0.0, t)
+        eye = lambda i, j: [vm.set(i, j, ir.select(i.eq(j), one, zero))]  # noqa: E731
+        body.append(lc.spread2(0, n, 0, n, eye, wg))
+    name = f"linalg_step_svd_begin_{t.name}_v{int(vectors)}_wg{wg}"
+    return lc.kernel(name, [a, v, scale], params, body, wg, [red])
 
 
 @cache
 def svd_end(t: ir.Type, vectors: bool, wg: int = WG) -> ir.Kernel:
-    """Singular values descending into ``s``, U and V^T in order; info[b] = 1 where not done."""
+    """Singular values descending into ``s`` (times ``scale``), U and V^H in order;
+    info[b] = 1 where not done."""
     lc.reset_names()
-    bufs = lc.rw_buffers("a:t v:t rot:t idx:u32 s:t u:t vt:t done:u32 info:i32", t)
-    a, v, rot, idx, s, u, vt, done, info = bufs
+    bufs = lc.rw_buffers("a:t v:t rot:t idx:u32 s:r u:t vt:t done:u32 info:i32 scale:r", t)
+    a, v, rot, idx, s, u, vt, done, info, scale = bufs
     params = _params("batch", "m", "n", "n2")
     b, m, n, n2 = lc.matrix(), params[1].var, params[2].var, params[3].var
     am, vm = lc.Mat(a, b * m * n, n), lc.Mat(v, b * n * n, n)
     um, vtm = lc.Mat(u, b * m * n, n), lc.Mat(vt, b * n * n, n)
     body = [
         If(land(lc.lid().eq(0), done[b].eq(0)), (ir.store(info, b, 1),)),
-        *lj.svd_finish(am, vm, um if vectors else None, vtm, s, idx, rot, b, m, n, n2, wg),
+        *lj.svd_finish(
+            am, vm, um if vectors else None, vtm, s, idx, rot, b, m, n, n2, scale[b], wg
+        ),
     ]
     return lc.kernel(
         f"linalg_step_svd_end_{t.name}_v{int(vectors)}_wg{wg}", bufs, params, body, wg, []

@@ -5,12 +5,16 @@ One workgroup per matrix of a stack; the matrix is factored in place, in workgro
 buffer. Column steps are separated by barriers: the k-th step scales column k and updates the
 trailing matrix, every invocation taking a share of the elements.
 
-* ``cholesky``: A = L L^T from the lower triangle (``upper``: the transpose, U = L^T from the
-  upper one); ``info[b] = 1`` where a pivot is not positive (not positive definite).
+* ``cholesky``: A = L L^H from the lower triangle (``upper``: U = L^H from the upper one, the
+  same steps on the transpose, which is conj(A)); ``info[b] = 1`` where a pivot is not positive
+  (not positive definite).
 * ``getrf``: P A = L U (LAPACK's row interchanges in ``piv``, unit-diagonal L below U);
   ``info[b] = 1`` where a pivot is exactly zero (singular).
 * ``getrs``: X = A^-1 B from the factors, B (n x k) overwritten (``eye``: B = I, the inverse).
 * ``lu_det``: det, or (sign, log|det|), from the factors, one invocation per matrix.
+
+Complex element types (c64, c128) take the same builders: conjugates where the real algorithm
+transposes, real pivots, norms and logarithms (``linalg_common``'s ``real``, ``conj``, ``absq``).
 
     >>> from ruda._kernels import ir, linalg_lu
     >>> linalg_lu.cholesky(ir.F32, False, 0, 64).name
@@ -50,18 +54,25 @@ def _work(
 def panel_potrf(
     m: lc.Mat, info: ir.Buffer, b: ir.Expr, n: ir.Expr, k: ir.Expr, wg: int
 ) -> list[Any]:
-    """Step k's panel: the pivot's square root (info[b] = 1 unless it is positive), the
-    column below it divided by that root."""
-    d = lc.fresh("d", m.buf.elem)
+    """Step k's panel: the pivot's square root (info[b] = 1 unless it is positive; a complex
+    pivot's imaginary part is ignored, as LAPACK's zpotrf does), the column below it divided by
+    that root."""
+    t = m.buf.elem
+    d = lc.fresh("d", lc.real(t))
     root = ir.call("sqrt", d)
-    first = (If(~(d > 0.0), (ir.store(info, b, 1),)), m.set(k, k, root))
-    scale = lambda i: [m.set(k + 1 + i, k, m(k + 1 + i, k) / root)]  # noqa: E731
-    return [Let(d, m(k, k)), lc.sync(), If(lc.lid().eq(0), first), lc.spread(n - k - 1, scale, wg)]
+    first = (If(~(d > 0.0), (ir.store(info, b, 1),)), m.set(k, k, lc.lift(root, t)))
+    scale = lambda i: [m.set(k + 1 + i, k, lc.div_real(m(k + 1 + i, k), root))]  # noqa: E731
+    return [
+        Let(d, lc.re(m(k, k))),
+        lc.sync(),
+        If(lc.lid().eq(0), first),
+        lc.spread(n - k - 1, scale, wg),
+    ]
 
 
 def trailing_potrf(m: lc.Mat, k: ir.Expr, i: ir.Expr, j: ir.Expr) -> list[Any]:
-    """Step k's update of element (i, j) of the trailing lower triangle."""
-    return [If(j <= i, (m.set(i, j, m(i, j) - m(i, k) * m(j, k)),))]
+    """Step k's update of element (i, j) of the trailing lower triangle (A -= l l^H)."""
+    return [If(j <= i, (m.set(i, j, m(i, j) - m(i, k) * lc.conj(m(j, k))),))]
 
 
 def panel_getrf(
@@ -74,11 +85,12 @@ def panel_getrf(
     shared: tuple[ir.Shared, ir.Shared],
     wg: int,
 ) -> list[Any]:
-    """Step k's panel: the pivot row p (largest |A(i, k)|, i >= k; info[b] = 1 if zero), rows
-    k and p swapped, the column below the pivot divided by it."""
+    """Step k's panel: the pivot row p (largest |A(i, k)|, complex: |Re| + |Im| as LAPACK's
+    izamax, i >= k; info[b] = 1 if zero), rows k and p swapped, the column below the pivot
+    divided by it."""
     t = m.buf.elem
-    best, bi, i = lc.fresh("best", t), lc.fresh("bi", U32), lc.fresh("i", U32)
-    look = ir.call("abs", m(i, k))
+    best, bi, i = lc.fresh("best", lc.real(t)), lc.fresh("bi", U32), lc.fresh("i", U32)
+    look = lc.cabs1(m(i, k))
     arg, p = lc.wg_argmax(*shared, best, bi, wg)
     pv, akk = lc.fresh("pv", t), lc.fresh("akk", t)
 
@@ -90,7 +102,7 @@ def panel_getrf(
     scale = lambda r: [m.set(k + 1 + r, k, m(k + 1 + r, k) / akk)]  # noqa: E731
     take = (ir.Assign(best, look), ir.Assign(bi, i))
     return [
-        Let(best, Const(-1.0, t), mutable=True),
+        Let(best, Const(-1.0, lc.real(t)), mutable=True),
         Let(bi, k, mutable=True),
         ir.For(i, k + lc.lid(), n, Const(wg, U32), (If(look > best, take),)),
         *arg,
@@ -146,7 +158,7 @@ def getrf(t: ir.Type, cap: int = 0, wg: int = lc.WG) -> ir.Kernel:
     params = _params("batch", "n")
     b, n = lc.matrix(), params[1].var
     m, pro, epi, shared = _work(t, a, b * n * n, n, cap, wg)
-    red = (ir.Shared("redv", t, wg), ir.Shared("redi", U32, wg))
+    red = (ir.Shared("redv", lc.real(t), wg), ir.Shared("redi", U32, wg))
     k = ir.Var("k", U32)
     step = [
         *panel_getrf(m, piv, info, b, n, k, red, wg),
@@ -222,22 +234,32 @@ def getrs(t: ir.Type, eye: bool, wg: int = lc.WG) -> ir.Kernel:
 
 @cache
 def lu_det(t: ir.Type, log: bool) -> ir.Kernel:
-    """det (``log`` False) or sign and log|det| of each LU-factored matrix: one invocation each."""
+    """det (``log`` False) or sign and log|det| (``logabs``: real) of each LU-factored matrix,
+    one invocation each; a complex sign is the product of the pivots' phases d / |d|."""
+    f = lc.real(t)
     a = ir.Buffer("a", t, 0)
     piv = ir.Buffer("piv", I32, 1)
     out = ir.Buffer("out", t, 2, "read_write")
     outs = [a, piv, out]
     if log:
-        outs.append(ir.Buffer("logabs", t, 3, "read_write"))
+        outs.append(ir.Buffer("logabs", f, 3, "read_write"))
     params = _params("batch", "n")
     n = params[1].var
     g = ir.Builtin("gid", 0) + ir.Builtin("gid", 1) * (ir.Builtin("nwg", 0) * 64)
     b, i = ir.Var("b", U32), ir.Var("i", U32)
-    acc, lg, d = ir.Var("acc", t), ir.Var("lg", t), ir.Var("d", t)
+    acc, lg, d, ad = ir.Var("acc", t), ir.Var("lg", f), ir.Var("d", t), ir.Var("ad", f)
     flip = ir.cast(piv[b * n + i], U32).ne(i)
     sgn = ir.select(flip, Const(-1.0, t), Const(1.0, t))
     dd = a[b * n * n + i * n + i]
-    if log:
+    if log and t.is_complex:
+        unit = ir.select(ad.eq(0.0), Const(0.0, t), lc.div_real(d, ad))
+        loop = [
+            Let(d, dd),
+            Let(ad, lc.cabs(d)),
+            ir.Assign(acc, acc * sgn * unit),
+            ir.Assign(lg, lg + ir.call("log", ad)),
+        ]
+    elif log:
         loop = [
             Let(d, dd),
             ir.Assign(
@@ -256,7 +278,7 @@ def lu_det(t: ir.Type, log: bool) -> ir.Kernel:
         Let(b, g),
         If(b >= params[0].var, (ir.Return(),)),
         Let(acc, Const(1.0, t), mutable=True),
-        Let(lg, Const(0.0, t), mutable=True),
+        Let(lg, Const(0.0, f), mutable=True),
         ir.For(i, Const(0, U32), n, Const(1, U32), tuple(loop)),
         ir.store(out, b, acc),
     ]

@@ -1,13 +1,14 @@
 """Householder QR kernels: ``geqrf`` (R in place, reflectors aside) and ``orgqr`` (Q from them).
 
 One workgroup per m x n matrix of a stack. Step k of ``geqrf`` forms the reflector
-H_k = I - beta v v^T that maps column k below the diagonal onto ``alpha e_k`` (alpha with the
-opposite sign of the diagonal entry, as LAPACK's dlarfg: R's diagonal signs match NumPy's),
-stores v in ``v`` (m x min(m, n)) and beta in ``beta``, and applies H_k to the trailing columns,
-each invocation owning whole columns (so no barrier is needed inside the update). ``orgqr``
-accumulates Q = H_0 H_1 ... H_{k-1} applied to the first ``qc`` columns of the identity,
-backwards. ``sign_columns`` multiplies Q's first columns by the signs of R's diagonal (the
-SVD's completion of U uses it).
+H_k = I - beta v v^H (v_k = 1) with H_k^H x = alpha e_k for column k's x (alpha real, with the
+opposite sign of the diagonal entry's real part, as LAPACK's dlarfg/zlarfg: R's diagonal
+matches NumPy's), stores v in ``v`` (m x min(m, n)) and beta (LAPACK's tau, complex for complex
+types) in ``beta``, and applies H_k^H to the trailing columns, each invocation owning whole
+columns (so no barrier is needed inside the update). ``orgqr`` accumulates
+Q = H_0 H_1 ... H_{k-1} applied to the first ``qc`` columns of the identity, backwards.
+``sign_columns`` multiplies Q's first columns by the signs of R's diagonal (the SVD's completion
+of U uses it).
 
     >>> from ruda._kernels import ir, linalg_qr
     >>> linalg_qr.geqrf(ir.F64).name
@@ -19,10 +20,10 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from . import ir
+from . import cmath, ir
 from . import linalg_common as lc
 from .ir import U32, Const, If, Let
-from .mathlib import land
+from .mathlib import land, lor
 
 
 def _params(*names: str) -> list[ir.Param]:
@@ -40,43 +41,84 @@ def panel_geqrf(
     red: ir.Shared,
     wg: int,
 ) -> list[Any]:
-    """Step k's reflector: v into column k of ``vm``, beta into ``beta``, column k of ``am``
-    set to (alpha, 0, ...)."""
+    """Step k's reflector, as LAPACK's dlarfg/zlarfg: H = I - tau v v^H with v(k) = 1 and
+    H^H x = alpha e_k for column k's x (alpha real), v into column k of ``vm``, tau into
+    ``beta``, column k of ``am`` set to (alpha, 0, ...). The norm is taken of x scaled by its
+    largest part, so that neither huge nor tiny entries overflow or vanish in the squares."""
     t = am.buf.elem
-    i, part = lc.fresh("i", U32), lc.fresh("part", t)
-    summed, sigma = lc.wg_sum(red, part, wg)
-    x0, norm, alpha, v0, bt = (lc.fresh(s, t) for s in ("x0", "norm", "alpha", "v0", "bt"))
+    f = lc.real(t)
+    i, part, top = lc.fresh("i", U32), lc.fresh("part", f), lc.fresh("top", f)
+    x0, d, bt = (lc.fresh(s, t) for s in ("x0", "d", "bt"))
+    amax, sc, norm, alpha, xr = (lc.fresh(s, f) for s in ("amax", "sc", "norm", "alpha", "xr"))
     hh = lc.fresh("hh", ir.BOOL)
     zero = Const(0.0, t)
+    maxed, amax_v = lc.wg_sum(red, top, wg, "max")
+    summed, sigma = lc.wg_sum(red, part, wg)
+    # else H = I (LAPACK: tau = 0) and R's entry is x0 (real then, for a complex x0)
+    nonzero = sigma > 0.0
+    if t.is_complex:
+        nonzero = lor(nonzero, cmath.im(x0).ne(0.0))
+        tau = cmath.make((alpha - xr) / alpha, -cmath.im(x0) / alpha, t)
+    else:
+        tau = (alpha - x0) / alpha
+    ra = lc.lift(alpha, t)
+
+    def reflector(r: ir.Expr) -> list[Any]:
+        below = ir.select(hh, am(k + r, k) / d, zero)  # x / (x0 - alpha); zero below for H = I
+        return [vm.set(k + r, k, ir.select(r.eq(0), Const(1.0, t), below))]
+
     return [
-        Let(part, zero, mutable=True),
+        Let(top, Const(0.0, f), mutable=True),
         ir.For(
-            i, k + 1 + lc.lid(), m, Const(wg, U32), (ir.Assign(part, part + am(i, k) * am(i, k)),)
+            i,
+            k + lc.lid(),
+            m,
+            Const(wg, U32),
+            (ir.Assign(top, ir.call("max", top, lc.cabsmax(am(i, k)))),),
+        ),
+        *maxed,
+        Let(amax, amax_v),
+        Let(sc, ir.select(amax > 0.0, amax, Const(1.0, f))),
+        Let(part, Const(0.0, f), mutable=True),
+        ir.For(
+            i,
+            k + 1 + lc.lid(),
+            m,
+            Const(wg, U32),
+            (ir.Assign(part, part + lc.absq(lc.div_real(am(i, k), sc))),),
         ),
         *summed,
         Let(x0, am(k, k)),
-        Let(norm, ir.call("sqrt", x0 * x0 + sigma)),
-        Let(hh, sigma > 0.0),  # else H = I (LAPACK: tau = 0) and R's entry is x0
-        Let(alpha, ir.select(hh, ir.select(x0 >= 0.0, -norm, norm), x0)),
-        Let(v0, x0 - alpha),
-        Let(bt, ir.select(hh, Const(2.0, t) / (v0 * v0 + sigma), zero)),
-        lc.spread(m - k, lambda r: [vm.set(k + r, k, ir.select(r.eq(0), v0, am(k + r, k)))], wg),
+        Let(xr, lc.re(x0)),
+        Let(norm, sc * ir.call("sqrt", lc.absq(lc.div_real(x0, sc)) + sigma)),
+        Let(hh, nonzero),
+        Let(alpha, ir.select(hh, ir.select(xr >= 0.0, -norm, norm), xr)),
+        Let(d, x0 - ra),
+        Let(bt, ir.select(hh, tau, zero)),
+        lc.spread(m - k, reflector, wg),
         If(lc.lid().eq(0), (ir.store(beta, b * kmax + k, bt),)),
         lc.sync(),
-        lc.spread(m - k, lambda r: [am.set(k + r, k, ir.select(r.eq(0), alpha, zero))], wg),
+        lc.spread(m - k, lambda r: [am.set(k + r, k, ir.select(r.eq(0), ra, zero))], wg),
     ]
 
 
 def reflect_column(
-    vm: lc.Mat, xm: lc.Mat, m: ir.Expr, k: ir.Expr, j: ir.Expr, bt: ir.Expr
+    vm: lc.Mat,
+    xm: lc.Mat,
+    m: ir.Expr,
+    k: ir.Expr,
+    j: ir.Expr,
+    bt: ir.Expr,
+    adjoint: bool = False,
 ) -> list[Any]:
-    """Column j of ``xm`` (rows k..m) times H_k = I - bt v v^T, v in column k of ``vm``."""
+    """Column j of ``xm`` (rows k..m) times H_k = I - bt v v^H (``adjoint``: times H_k^H,
+    conj(bt) in place of bt), v in column k of ``vm``."""
     t = xm.buf.elem
     w, r = lc.fresh("w", t), lc.fresh("r", U32)
     return [
         Let(w, Const(0.0, t), mutable=True),
-        ir.For(r, k, m, Const(1, U32), (ir.Assign(w, w + vm(r, k) * xm(r, j)),)),
-        ir.Assign(w, w * bt),
+        ir.For(r, k, m, Const(1, U32), (ir.Assign(w, w + lc.conj(vm(r, k)) * xm(r, j)),)),
+        ir.Assign(w, w * (lc.conj(bt) if adjoint else bt)),
         ir.For(r, k, m, Const(1, U32), (xm.set(r, j, xm(r, j) - vm(r, k) * w),)),
     ]
 
@@ -93,12 +135,12 @@ def geqrf(t: ir.Type, wg: int = lc.WG) -> ir.Kernel:
     b, m, n = lc.matrix(), params[1].var, params[2].var
     kmax, k = ir.Var("kmax", U32), ir.Var("k", U32)
     am, vm = lc.Mat(a, b * m * n, n), lc.Mat(v, b * m * kmax, kmax)
-    red = ir.Shared("red", t, wg)
+    red = ir.Shared("red", lc.real(t), wg)
     bt = beta[b * kmax + k]
     step = [
         *panel_geqrf(am, vm, beta, b, m, k, kmax, red, wg),
         lc.sync(),
-        lc.spread(n - k - 1, lambda j: reflect_column(vm, am, m, k, k + 1 + j, bt), wg),
+        lc.spread(n - k - 1, lambda j: reflect_column(vm, am, m, k, k + 1 + j, bt, True), wg),
         lc.sync(),
     ]
     body = [
@@ -136,7 +178,8 @@ def orgqr(t: ir.Type, wg: int = lc.WG) -> ir.Kernel:
 
 @cache
 def sign_columns(t: ir.Type, wg: int = lc.WG) -> ir.Kernel:
-    """q[:, j] *= sign(r[j, j]) for j < n (m x qc ``q``, m x n ``r`` per matrix; sign(0) = 1)."""
+    """q[:, j] *= sign(r[j, j]) for j < n (m x qc ``q``, m x n ``r`` per matrix; sign(0) = 1;
+    ``geqrf``'s diagonal is real for complex types too)."""
     lc.reset_names()
     q = ir.Buffer("q", t, 0, "read_write")
     r = ir.Buffer("r", t, 1)
@@ -145,7 +188,7 @@ def sign_columns(t: ir.Type, wg: int = lc.WG) -> ir.Kernel:
     qm, rm = lc.Mat(q, b * m * qc, qc), lc.Mat(r, b * m * n, n)
 
     def flip(i: ir.Expr, j: ir.Expr) -> list[Any]:
-        return [If(land(j < n, rm(j, j) < 0.0), (qm.set(i, j, -qm(i, j)),))]
+        return [If(land(j < n, lc.re(rm(j, j)) < 0.0), (qm.set(i, j, -qm(i, j)),))]
 
     body = [lc.spread2(0, m, 0, ir.call("min", qc, n), flip, wg)]
     return lc.kernel(f"linalg_sign_columns_{t.name}_wg{wg}", [q, r], params, body, wg, [])

@@ -6,7 +6,8 @@ iterations one invocation may run (llvmpipe: 65535 in all). Here each column ste
 launches recorded in order: a ``panel`` kernel (one workgroup per matrix: the pivot search,
 the reflector, the column scaling) and an ``update`` kernel spread over many workgroups per
 matrix (``tiles`` of ``wg`` elements each: the trailing update, the triangular solves' row
-updates, Q's columns). Parameters are uniforms; ``k`` (or ``j``) names the step.
+updates, Q's columns). Parameters are uniforms; ``k`` (or ``j``) names the step. Complex types
+take the same steps (conjugates, real pivots and norms: see ``linalg_lu``/``linalg_qr``).
 
     >>> from ruda._kernels import ir, linalg_steps
     >>> linalg_steps.potrf_update(ir.F32, False).name
@@ -71,7 +72,8 @@ def potrf_panel(t: ir.Type, upper: bool, wg: int = WG) -> ir.Kernel:
 
 @cache
 def potrf_update(t: ir.Type, upper: bool, wg: int = WG) -> ir.Kernel:
-    """Step k's trailing update A(i, j) -= A(i, k) A(j, k), k < j <= i (``tiles`` per matrix)."""
+    """Step k's trailing update A(i, j) -= A(i, k) conj(A(j, k)), k < j <= i (``tiles`` per
+    matrix)."""
     a = ir.Buffer("a", t, 0, "read_write")
     params = _params("batch", "tiles", "n", "k")
     n, k = params[2].var, params[3].var
@@ -111,7 +113,7 @@ def getrf_panel(t: ir.Type, wg: int = WG) -> ir.Kernel:
     info = ir.Buffer("info", I32, 2, "read_write")
     params = _params("batch", "n", "k")
     b, n, k = lc.matrix(), params[1].var, params[2].var
-    red = (ir.Shared("redv", t, wg), ir.Shared("redi", U32, wg))
+    red = (ir.Shared("redv", lc.real(t), wg), ir.Shared("redi", U32, wg))
     body = kl.panel_getrf(lc.Mat(a, b * n * n, n), piv, info, b, n, k, red, wg)
     return lc.kernel(
         f"linalg_step_getrf_panel_{t.name}_wg{wg}", [a, piv, info], params, body, wg, list(red)
@@ -233,17 +235,22 @@ def geqrf_panel(t: ir.Type, wg: int = WG) -> ir.Kernel:
     b, m, n, k = lc.matrix(), params[1].var, params[2].var, params[3].var
     kmax = ir.call("min", m, n)
     am, vm = lc.Mat(a, b * m * n, n), lc.Mat(v, b * m * kmax, kmax)
-    red = ir.Shared("red", t, wg)
+    red = ir.Shared("red", lc.real(t), wg)
     body = kq.panel_geqrf(am, vm, beta, b, m, k, kmax, red, wg)
     return lc.kernel(
         f"linalg_step_geqrf_panel_{t.name}_wg{wg}", [a, v, beta], params, body, wg, [red]
     )
 
 
+def reflect(t: ir.Type, adjoint: bool = False, wg: int = WG) -> ir.Kernel:
+    """Step k: H_k = I - beta v v^H (``adjoint``: H_k^H, geqrf's) applied to columns ``c0`` ..
+    ``cols`` of the m x cols matrices in ``x`` (geqrf's trailing columns, or orgqr's Q), one
+    invocation per column. Real types have one kernel for both (H_k is symmetric)."""
+    return _reflect(t, adjoint and t.is_complex, wg)
+
+
 @cache
-def reflect(t: ir.Type, wg: int = WG) -> ir.Kernel:
-    """Step k: H_k = I - beta v v^T applied to columns ``c0`` .. ``cols`` of the m x cols
-    matrices in ``x`` (geqrf's trailing columns, or orgqr's Q), one invocation per column."""
+def _reflect(t: ir.Type, adjoint: bool, wg: int) -> ir.Kernel:
     v = ir.Buffer("v", t, 0)
     beta = ir.Buffer("beta", t, 1)
     x = ir.Buffer("x", t, 2, "read_write")
@@ -252,9 +259,10 @@ def reflect(t: ir.Type, wg: int = WG) -> ir.Kernel:
 
     def body(b: ir.Expr, e: ir.Expr) -> list[Any]:
         vm, xm = lc.Mat(v, b * m * kmax, kmax), lc.Mat(x, b * m * cols, cols)
-        return kq.reflect_column(vm, xm, m, k, c0 + e, beta[b * kmax + k])
+        return kq.reflect_column(vm, xm, m, k, c0 + e, beta[b * kmax + k], adjoint)
 
-    return tiled(f"linalg_step_reflect_{t.name}_wg{wg}", [v, beta, x], params, cols - c0, body, wg)
+    name = f"linalg_step_reflect{'_adj' if adjoint else ''}_{t.name}_wg{wg}"
+    return tiled(name, [v, beta, x], params, cols - c0, body, wg)
 
 
 @cache

@@ -22,6 +22,22 @@ from typing import Any
 REAL_ONLY = frozenset("max min amax amin argmax argmin sort argsort searchsorted clip".split())
 # Defined for complex by the standard (or NumPy), not written for it on GPU devices yet.
 NOT_YET = frozenset("var std unique_all unique_counts unique_inverse unique_values".split())
+# The same, per device kind: written for complex on some kinds only. The linalg extension
+# (``linalg.cholesky`` ... ``linalg.lstsq``) takes complex64/128 on wgpu (ruda's kernels) and
+# on cuda (cuSOLVER, with the shared compositions); a kind lists here what it still lacks.
+NOT_YET_ON: dict[str, frozenset[str]] = {
+    "cuda": frozenset(),
+    "wgpu": frozenset(),
+}
+
+
+def not_yet(kind: str) -> frozenset[str]:
+    """The functions that raise NotImplementedError for complex input on device kind ``kind``.
+
+    >>> "var" in not_yet("wgpu"), "linalg.svd" in not_yet("wgpu")
+    (True, False)
+    """
+    return NOT_YET | NOT_YET_ON.get(kind, frozenset())
 
 
 def _complex_arg(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -34,7 +50,7 @@ def _complex_arg(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
 
 def guard(name: str, fn: Callable[..., Any], kind: str) -> Callable[..., Any]:
     """``fn`` raising a ``ruda.<name>:`` error when an argument is a complex array."""
-    if name not in REAL_ONLY and name not in NOT_YET:
+    if name not in REAL_ONLY and name not in not_yet(kind):
         return fn
 
     @functools.wraps(fn)
@@ -53,6 +69,6 @@ def guard(name: str, fn: Callable[..., Any], kind: str) -> Callable[..., Any]:
 
 def guard_library(library: dict[str, Callable[..., Any]], kind: str) -> None:
     """Wrap the gated functions of a backend's library in place."""
-    for name in REAL_ONLY | NOT_YET:
+    for name in REAL_ONLY | not_yet(kind):
         if name in library:
             library[name] = guard(name, library[name], kind)

@@ -23,14 +23,27 @@ from . import views
 LinAlgError = np.linalg.LinAlgError
 
 
+WORK_DTYPES = ("float32", "float64", "complex64", "complex128")
+
+
 def work_dtype(d: Any, fname: str) -> np.dtype:
-    """The working dtype: float32/float64 as they are, integers and bool as float64."""
+    """The working dtype: float32/64 and complex64/128 as they are, integers and bool as
+    float64.
+
+    >>> work_dtype(np.dtype("int8"), "inv"), work_dtype(np.dtype("complex64"), "inv")
+    (dtype('float64'), dtype('complex64'))
+    """
     d = np.dtype(getattr(d, "dtype", d))
     if d.kind in "biu":
         return np.dtype(np.float64)
-    if d.name not in ("float32", "float64"):
+    if d.name not in WORK_DTYPES:
         raise TypeError(f"ruda.linalg.{fname}: array type {d} is unsupported in linalg")
     return d
+
+
+def real_dtype(d: Any) -> np.dtype:
+    """The real dtype of a working dtype's values' parts (norms, singular values)."""
+    return np.dtype(np.finfo(np.dtype(d)).dtype)
 
 
 class Plans:
@@ -122,7 +135,8 @@ class LinalgBase:
         batch = math.prod(lead)
         out = self._new(ctx, (*lead, n, m), r)
         p = Plans(self.ops)
-        arrays = {"u": u, "s": s, "vh": vh, "tol": self._per_matrix(ctx, tol, lead, r), "out": out}
+        cut = self._per_matrix(ctx, tol, lead, real_dtype(r))
+        arrays = {"u": u, "s": s, "vh": vh, "tol": cut, "out": out}
         p.add(kc.pinv_product(ir.type_of(r)), arrays, (batch, m, n, k), -(-batch * n * m // kc.WG))
         p.run(ctx)
         return out
@@ -179,6 +193,8 @@ class LinalgBase:
             res = self._summary(x, {2: "max", -2: "min", "nuc": "sum"}[ord], "matrix_norm")
         else:
             y = ops.astype(x, r) if x.dtype != r else x
+            if y.dtype.kind == "c":  # every other norm is one of |x|
+                y = ops.apply(OPS["abs"], (y,))
             if ord == "fro":
                 res = ops.apply(
                     OPS["sqrt"],
@@ -217,9 +233,11 @@ class LinalgBase:
         s = self.svdvals(af)
         rank = self._rank(s, rcond, True, ())
         xs = self._gemm(self.pinv(af, rcond), bm)
-        resid = self._new(ctx, (0,), r)
+        resid = self._new(ctx, (0,), real_dtype(r))
         if int(rank.to_host()) == n and m > n:  # NumPy: residuals only for full-rank tall a
             diff = self.ops.apply(OPS["subtract"], (bm, self._gemm(af, xs)))
+            if diff.dtype.kind == "c":  # |diff|^2: real residuals, as NumPy's
+                diff = self.ops.apply(OPS["abs"], (diff,))
             resid = self.red.library()["sum"](self.ops.apply(OPS["multiply"], (diff, diff)), axis=0)
         return (xs.reshape(n) if vec else xs), resid, rank, s
 
@@ -245,4 +263,4 @@ class LinalgBase:
         return {f"linalg.{name}": getattr(self, name) for name in self.COMPOSED}
 
 
-__all__ = ["LinAlgError", "LinalgBase", "Plans", "work_dtype"]
+__all__ = ["WORK_DTYPES", "LinAlgError", "LinalgBase", "Plans", "real_dtype", "work_dtype"]

@@ -1,6 +1,8 @@
 """The linalg factorizations on the GPU backends from ruda's own kernels
 (``ruda._kernels.linalg_*``): cholesky, inv, solve, det, slogdet, qr, eigh, eigvalsh, svd,
 svdvals; ``LinalgBase`` (``linalg_compose``) adds pinv, matrix_rank, cond, matrix_norm, lstsq.
+Real (float32, float64) and complex (complex64, complex128) stacks take the same kernels,
+built per element type; eigenvalues, singular values and log|det| come back real.
 
 Each op copies its input into a fresh contiguous working stack of the working dtype (float32
 stays float32; integers and booleans become float64, as NumPy does), then queues its kernels as
@@ -26,7 +28,7 @@ from ..._kernels import linalg_lu as kl
 from ..._kernels import linalg_qr as kq
 from . import linalg_steps as steps
 from . import views
-from .linalg_compose import LinalgBase, LinAlgError, Plans, work_dtype
+from .linalg_compose import LinalgBase, LinAlgError, Plans, real_dtype, work_dtype
 
 
 class LinalgDecomp(LinalgBase):
@@ -137,12 +139,13 @@ class LinalgDecomp(LinalgBase):
         r = work_dtype(x, fname)
         ctx, n, lead = x.ctx, x.shape[-1], x.shape[:-2]
         batch = math.prod(lead)
-        outs = [self._new(ctx, (batch,), r) for _ in range(2 if log else 1)]
+        outs = [self._new(ctx, (batch,), d) for d in ((r, real_dtype(r)) if log else (r,))]
         if batch == 0:
             return tuple(o.reshape(lead) for o in outs)
         if n == 0:
-            vals = (1, 0) if log else (1,)
-            return tuple(self.ops.fill(o, v).reshape(lead) for o, v in zip(outs, vals, strict=True))
+            for o, v in zip(outs, (1, 0), strict=False):
+                self.ops.assign(o, v)  # not fill: a complex128 one is a 16-byte pattern
+            return tuple(o.reshape(lead) for o in outs)
         a = self._work(x, r, fname)
         p = Plans(self.ops)
         piv, _ = self._getrf(p, a)  # a singular matrix has det 0 (NumPy: no error)
@@ -221,10 +224,11 @@ class LinalgDecomp(LinalgBase):
     # -- eigh ------------------------------------------------------------------------------------
     def _eigh(self, x: Any, uplo: str, vectors: bool, fname: str) -> tuple[Any, Any]:
         r = work_dtype(x, fname)
+        rd = real_dtype(r)  # the eigenvalues of a Hermitian matrix are real
         ctx, n, lead = x.ctx, x.shape[-1], x.shape[:-2]
         batch = math.prod(lead)
         if x.size == 0:
-            return self._new(ctx, (*lead, n), r), self._work(x, r, fname)
+            return self._new(ctx, (*lead, n), rd), self._work(x, r, fname)
         a = self._work(x, r, fname)
         n2 = n + n % 2
         shape = (batch, n, n) if vectors else (1,)
@@ -233,7 +237,7 @@ class LinalgDecomp(LinalgBase):
             "v": self._new(ctx, shape, r),
             "rot": self._new(ctx, (batch, n2), r),
             "idx": self._new(ctx, (batch, n), np.uint32),
-            "w": self._new(ctx, (*lead, n), r),
+            "w": self._new(ctx, (*lead, n), rd),
             "u": self._new(ctx, (*lead, n, n) if vectors else (1,), r),
             "info": self._zeros(ctx, (batch,), np.int32),
         }
@@ -266,16 +270,18 @@ class LinalgDecomp(LinalgBase):
         fname: str = "svd",
     ) -> Any:
         """One-sided Jacobi on the tall one of x and x^T; U is completed (full_matrices) and
-        made exactly orthonormal (zero singular values) by a QR of it, signs kept."""
+        made exactly orthonormal (zero singular values) by a QR of it, signs kept. A wide x
+        works on x^T = U' S V'^H (no conjugate needed): x = conj(V') S U'^T."""
         # Note: hermitian=True computes the general SVD (the same factorization NumPy's
         # eigh-based path gives, up to the signs of singular vectors).
         r = work_dtype(x, fname)
+        rd = real_dtype(r)  # singular values are real
         ctx = x.ctx
         m, n = x.shape[-2:]
         k, lead = min(m, n), x.shape[:-2]
         batch = math.prod(lead)
         if x.size == 0:
-            s = self._zeros(ctx, (*lead, k), r)
+            s = self._zeros(ctx, (*lead, k), rd)
             if not compute_uv:
                 return s
             uc, vr = (m, n) if full_matrices else (k, k)
@@ -291,7 +297,7 @@ class LinalgDecomp(LinalgBase):
             "v": self._new(ctx, (batch, tn, tn) if uv else (1,), r),
             "rot": self._new(ctx, (batch, n2), r),
             "idx": self._new(ctx, (batch, tn), np.uint32),
-            "s": self._new(ctx, (*lead, tn), r),
+            "s": self._new(ctx, (*lead, tn), rd),
             "u": self._new(ctx, (batch, tm, tn) if uv else (1,), r),
             "vt": self._new(ctx, (batch, tn, tn) if uv else (1,), r),
             "info": self._zeros(ctx, (batch,), np.int32),
@@ -302,7 +308,7 @@ class LinalgDecomp(LinalgBase):
             steps.gesvj(p, ctx, arrays, uv)
         else:
             cap = lc.bucket(tm, tn)
-            cap = cap if lc.fits((2 if uv else 1) * cap, t, wg, 0) else 0
+            cap = cap if lc.fits((2 if uv else 1) * cap, t, wg, 1) else 0
             p.add(kj.gesvj(t, uv, wg, cap), arrays, (batch, tm, tn, n2), batch)
         if not uv:
             p.run(ctx)
@@ -319,7 +325,7 @@ class LinalgDecomp(LinalgBase):
         self._raise_if(arrays["info"], "SVD did not converge", fname)
         s, vt = arrays["s"], arrays["vt"].reshape((*lead, tn, tn))
         q = q.reshape((*lead, tm, qc))
-        if wide:  # x^T = U' S V'^T: x = V' S U'^T
+        if wide:  # x^T = U' S V'^H: x = conj(V') S U'^T, conj(V') = (V'^H)^T
             return self.ops.copy(vt.mT), s, self.ops.copy(q.mT)
         return q, s, vt
 

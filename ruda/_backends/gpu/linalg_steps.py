@@ -66,11 +66,10 @@ def geqrf(p: Any, a: Any, v: Any, beta: Any) -> None:
     batch, t = math.prod(a.shape[:-2]), _t(a)
     m, n = a.shape[-2:]
     kmax = min(m, n)
+    update, arrays = ks.reflect(t, True), {"v": v, "beta": beta, "x": a}  # R = H^H A
     for k in range(kmax):
         p.add(ks.geqrf_panel(t), {"a": a, "v": v, "beta": beta}, (batch, m, n, k), batch)
-        _tiled(
-            p, ks.reflect(t), {"v": v, "beta": beta, "x": a}, batch, n - k - 1, m, n, kmax, k, k + 1
-        )
+        _tiled(p, update, arrays, batch, n - k - 1, m, n, kmax, k, k + 1)
 
 
 def orgqr(p: Any, v: Any, beta: Any, q: Any) -> None:
@@ -131,7 +130,8 @@ def syevj(p: Any, ctx: Any, arrays: dict[str, Any], upper: bool, vectors: bool) 
     n2 = n + n % 2
     done = p.ops.fill(ctx.allocator.empty((batch,), np.uint32), 0)
     rotated = ctx.allocator.empty((1,), np.uint32)  # bound, unused by eigh's rotations
-    p.add(kjs.eig_begin(t, upper, vectors), {"a": a, "v": v}, (batch, n), batch)
+    scale = ctx.allocator.empty((batch,), arrays["w"].dtype)  # eig_begin's, for eig_end
+    p.add(kjs.eig_begin(t, upper, vectors), {"a": a, "v": v, "scale": scale}, (batch, n), batch)
     p.add(kjs.eig_check(t), {"a": a, "done": done}, (batch, n), batch)
     scratch = {"a": a, "rot": arrays["rot"], "done": done, "rotated": rotated}
     targets = [(a, True, False), (a, False, True)] + ([(v, False, False)] if vectors else [])
@@ -142,7 +142,7 @@ def syevj(p: Any, ctx: Any, arrays: dict[str, Any], upper: bool, vectors: bool) 
         p.add(kjs.eig_check(t), {"a": a, "done": done}, (batch, n), batch)
 
     _sweeps(p, ctx, done, sweep)
-    p.add(kjs.eig_end(t, vectors), {**arrays, "done": done}, (batch, n), batch)
+    p.add(kjs.eig_end(t, vectors), {**arrays, "done": done, "scale": scale}, (batch, n), batch)
 
 
 def gesvj(p: Any, ctx: Any, arrays: dict[str, Any], vectors: bool) -> None:
@@ -153,8 +153,8 @@ def gesvj(p: Any, ctx: Any, arrays: dict[str, Any], vectors: bool) -> None:
     n2 = n + n % 2
     done = p.ops.fill(ctx.allocator.empty((batch,), np.uint32), 0)
     rotated = p.ops.fill(ctx.allocator.empty((batch,), np.uint32), 0)
-    if vectors:
-        p.add(kjs.svd_begin(t), {"v": v}, (batch, n), batch)
+    scale = ctx.allocator.empty((batch,), arrays["s"].dtype)  # svd_begin's, for svd_end
+    p.add(kjs.svd_begin(t, vectors), {"a": a, "v": v, "scale": scale}, (batch, m, n), batch)
     scratch = {"a": a, "rot": arrays["rot"], "done": done, "rotated": rotated}
     targets = [(a, False, False)] + ([(v, False, False)] if vectors else [])
 
@@ -164,7 +164,9 @@ def gesvj(p: Any, ctx: Any, arrays: dict[str, Any], vectors: bool) -> None:
         _tiled(p, kjs.svd_check(), {"done": done, "rotated": rotated}, batch, 1)
 
     _sweeps(p, ctx, done, sweep)
-    p.add(kjs.svd_end(t, vectors), {**arrays, "done": done}, (batch, m, n, n2), batch)
+    p.add(
+        kjs.svd_end(t, vectors), {**arrays, "done": done, "scale": scale}, (batch, m, n, n2), batch
+    )
 
 
 __all__ = ["CHUNK", "MULTI_MIN", "geqrf", "gesvj", "getrf", "getrs", "orgqr", "potrf", "syevj"]
