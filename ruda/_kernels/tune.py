@@ -3,10 +3,11 @@
 A *family* is one declaration (``register``): its parameter space (name -> allowed values), a
 constraint predicate, the heuristic default and a builder ``build(params, key) -> Plan``; plus,
 for the search, how to make inputs, NumPy's reference and the output size. Algorithm choice
-(a vendor library on CUDA, look-back scans) is one more parameter whose constraint names the
-backend. One engine serves CUDA and WGSL: a backend hands in a ``Target`` (what device) and, to
-tune, a runner (``prepare(plan, inputs, out) -> candidate`` with ``output()`` and ``time(reps)``,
-see ``timing``).
+(look-back scans) is one more parameter whose constraint names the backend; a vendor library
+(cuBLAS on cuda, ``add_vendor``) gives the family an ``algorithm`` parameter on its backend,
+whose values are the family's own kernels and the vendor. One engine serves CUDA and WGSL: a
+backend hands in a ``Target`` (what device) and, to tune, a runner (``prepare(plan, inputs,
+out) -> candidate`` with ``output()`` and ``time(reps)``, see ``timing``).
 
 Modes (``RUDA_TUNE``): ``off`` heuristic defaults; ``cached`` (default) the stored decision, else
 the heuristic; ``on`` as cached, but a key with no decision is tuned on first use within
@@ -133,9 +134,43 @@ class Target:
 Params = dict[str, Any]
 
 
+ALGORITHM = "algorithm"  # the parameter a family gains where vendor libraries compete in it
+
+
+@dataclass(frozen=True)
+class Vendor:
+    """A vendor library's routine that competes in a family on one backend (cuBLAS on cuda).
+
+    Its candidate is ``{"algorithm": name}`` alone: it has none of the family's kernel
+    parameters. ``supports(key)`` says which keys it computes; with ``default`` it is the
+    heuristic on its backend for those keys (what the backend launched before tuning)."""
+
+    name: str
+    backend: str
+    supports: Callable[[Key], bool]
+    default: bool = True
+
+
+@dataclass(frozen=True)
+class VendorPlan:
+    """What a family builds for a vendor candidate: a runner hands it to the backend's own
+    launcher for ``name`` (``gpu.tuning.register_vendor``)."""
+
+    name: str
+    key: Key
+
+
+# family -> (the ``algorithm`` value of the family's own kernels, the vendors competing)
+VENDORS: dict[str, tuple[str, tuple[Vendor, ...]]] = {}
+
+
 @dataclass(frozen=True)
 class Family:
-    """A declared variant space and how to build, feed and check one of its variants."""
+    """A declared variant space and how to build, feed and check one of its variants.
+
+    Where ``VENDORS`` has vendors for the family on the target's backend, every variant also
+    names its ``algorithm``: the family's own kernels (``{**params, "algorithm": native}``)
+    or a vendor (``{"algorithm": name}``). Other backends see the space as declared."""
 
     name: str
     space: dict[str, tuple[Any, ...]]
@@ -147,31 +182,70 @@ class Family:
     output: Callable[[Key], tuple[Any, int]] | None = None
     tolerance: Callable[[Key], float] = field(default=lambda k: _tolerance(k.dtypes[-1]))
 
+    def algorithms(self, target: Target) -> tuple[str | None, tuple[Vendor, ...]]:
+        """(the name of the family's own algorithm, the vendors on ``target``'s backend), or
+        ``(None, ())`` where the family has no algorithm choice on ``target``."""
+        native, vendors = VENDORS.get(self.name, (None, ()))
+        mine = tuple(v for v in vendors if v.backend == target.backend)
+        return (native, mine) if mine else (None, ())
+
     def candidates(self, key: Key, target: Target) -> list[Params]:
-        """Every point of the space the constraint accepts for ``key`` on ``target``."""
+        """Every point of the space the constraint accepts for ``key`` on ``target`` (the
+        vendors that compute ``key`` first, where the family has an algorithm choice)."""
+        native, vendors = self.algorithms(target)
+        out: list[Params] = [{ALGORITHM: v.name} for v in vendors if v.supports(key)]
         names = list(self.space)
-        out = []
         for vals in itertools.product(*self.space.values()):
             p = dict(zip(names, vals, strict=True))
-            if self.accepts(p, key, target):
-                out.append(p)
+            if self.valid(p, key, target):
+                out.append(p if native is None else {**p, ALGORITHM: native})
         return out
 
     def accepts(self, p: Params, key: Key, target: Target) -> bool:
-        if not isinstance(p, dict) or set(p) != set(self.space):
+        if not isinstance(p, dict):
+            return False
+        native, vendors = self.algorithms(target)
+        if native is not None:
+            algo = p.get(ALGORITHM)
+            for v in vendors:
+                if v.name == algo:
+                    return len(p) == 1 and v.supports(key)
+            if algo != native:
+                return False  # a decision made before the vendors were declared, or unknown
+            p = {k: x for k, x in p.items() if k != ALGORITHM}
+        if set(p) != set(self.space):
             return False
         return all(p[n] in vs for n, vs in self.space.items()) and self.valid(p, key, target)
 
-    def heuristic(self, key: Key, target: Target) -> Params:
-        """The default (the family's, under the backend's ``set_backend_default``), or the valid
+    def make(self, p: Params, key: Key) -> Any:
+        """The plan of variant ``p``: the family's builder, or a ``VendorPlan``."""
+        native = VENDORS.get(self.name, (None, ()))[0]
+        algo = p.get(ALGORITHM) if native is not None else None
+        if algo is None:
+            return self.build(p, key)
+        if algo != native:
+            return VendorPlan(algo, key)
+        return self.build({k: x for k, x in p.items() if k != ALGORITHM}, key)
+
+    def heuristic(self, key: Key, target: Target, vendors: bool = True) -> Params:
+        """The default: a default vendor that computes ``key`` (unless ``vendors`` is False),
+        else the family's own (under the backend's ``set_backend_default``), or the valid
         point nearest to it when the target rules it out."""
+        native, vends = self.algorithms(target)
+        for v in vends if vendors else ():
+            if v.default and v.supports(key):
+                return {ALGORITHM: v.name}
         d = self.default(key, target)
         over = BACKEND_DEFAULTS.get((self.name, target.backend))
         if over is not None:
             d = {**d, **(over(key) if callable(over) else over)}
+        if native is not None:
+            d = {**d, ALGORITHM: native}
         if self.accepts(d, key, target):
             return d
         cands = self.candidates(key, target)
+        if native is not None:  # the nearest of the family's own kernels
+            cands = [c for c in cands if c[ALGORITHM] == native]
         if not cands:
             raise ValueError(f"ruda tune: family {self.name} has no valid variant for {key}")
         return min(cands, key=lambda p: _distance(p, d))
@@ -188,6 +262,8 @@ def register(name: str, space: dict[str, tuple[Any, ...]], build: Callable[[Para
     """Declare family ``name``: its space, builder and default (a dict or ``f(key, target)``);
     keywords: ``valid``, ``inputs``, ``reference``, ``output``, ``tolerance`` (see ``Family``)."""
     dflt = default if callable(default) else (lambda k, t, d=dict(default): dict(d))
+    if name in VENDORS and ALGORITHM in space:
+        raise ValueError(f"ruda tune: family {name} has vendors; it cannot declare {ALGORITHM!r}")
     fam = Family(name, {k: tuple(v) for k, v in space.items()}, build, dflt, **kw)
     FAMILIES[name] = fam
     _clear_memos()
@@ -209,9 +285,39 @@ def set_backend_default(family: str, backend: str,
     _clear_memos()
 
 
+def add_vendor(family: str, vendor: Vendor, native: str) -> None:
+    """Let ``vendor`` compete in ``family`` on ``vendor.backend``. There the family's variants
+    gain an ``algorithm`` parameter: ``native`` (the family's own kernels, with their
+    parameters) or the vendor's name (alone). Other backends see the family as declared.
+    Kept when the family is registered again.
+
+    >>> from ruda._kernels import tune
+    >>> fam = tune.register("doc.gemm", {"tile": (32, 64)}, lambda p, k: p, {"tile": 64})
+    >>> tune.add_vendor("doc.gemm", tune.Vendor("blas", "doc", lambda k: k.dtypes[-1] == "f32"),
+    ...                 native="tiled")
+    >>> t = tune.Target("doc", "d", "v")
+    >>> key = tune.Key("matmul", ("f32", "f32", "f32"), "nn", (1, 64, 64, 64))
+    >>> fam.candidates(key, t)
+    [{'algorithm': 'blas'}, {'tile': 32, 'algorithm': 'tiled'}, {'tile': 64, 'algorithm': 'tiled'}]
+    >>> ikey = tune.Key("matmul", ("i32", "i32", "i32"), "nn", (1, 64, 64, 64))
+    >>> fam.heuristic(key, t), fam.heuristic(ikey, t)
+    ({'algorithm': 'blas'}, {'tile': 64, 'algorithm': 'tiled'})
+    >>> fam.candidates(key, tune.Target("wgpu", "d", "v"))  # no vendor there: as declared
+    [{'tile': 32}, {'tile': 64}]
+    >>> _ = tune.FAMILIES.pop("doc.gemm"), tune.VENDORS.pop("doc.gemm")
+    """
+    fam = FAMILIES.get(family)
+    if fam is not None and ALGORITHM in fam.space:
+        raise ValueError(f"ruda tune: family {family} declares {ALGORITHM!r}: no vendors")
+    old = VENDORS.get(family, (native, ()))[1]
+    VENDORS[family] = (native, (*(v for v in old if v.name != vendor.name), vendor))
+    _clear_memos()
+
+
 def build(family: str, params: Params, key: Key) -> Any:
-    """The kernel plan of ``family`` for ``params`` on ``key`` (the family's builder)."""
-    return FAMILIES[family].build(params, key)
+    """The plan of ``family`` for ``params`` on ``key``: the family's builder, or a
+    ``VendorPlan`` for a vendor's variant."""
+    return FAMILIES[family].make(params, key)
 
 
 def _distance(p: Params, d: Params) -> tuple[int, float]:
@@ -433,7 +539,14 @@ def tune(family: str, key: Key, target: Target, runner: Any, *, budget_s: float 
     pool = [p for p in (candidates or fam.candidates(key, target)) if fam.accepts(p, key, target)]
     others = [p for p in pool if p != default]
     random.Random(seed).shuffle(others)
-    others.sort(key=lambda p: _distance(p, default))  # neighbours of the default first
+    # vendors first, then the family's kernels nearest to its own default (a vendor's default
+    # has no kernel parameters to be near to)
+    native = fam.algorithms(target)[0]
+    anchor = default
+    if native is not None and default[ALGORITHM] != native:
+        anchor = fam.heuristic(key, target, vendors=False)
+    vendor = lambda p: native is not None and p[ALGORITHM] != native  # noqa: E731
+    others.sort(key=lambda p: (not vendor(p), _distance(p, anchor)))
     total = len(others) + 1
     _emit("start", family=family, key=key, total=total)
     if fam.inputs is None or fam.output is None:
@@ -441,7 +554,7 @@ def tune(family: str, key: Key, target: Target, runner: Any, *, budget_s: float 
     inputs = fam.inputs(key, np.random.default_rng(seed))
     out, tol = fam.output(key), fam.tolerance(key)
     clock = str(getattr(runner, "clock", "host"))
-    base = runner.prepare(fam.build(default, key), inputs, out)
+    base = runner.prepare(fam.make(default, key), inputs, out)
     ref_out = base.output()
     if fam.reference is not None and not agrees(ref_out, fam.reference(key, inputs), tol):
         warnings.warn(f"ruda tune: the default variant of {family} disagrees with NumPy for "
@@ -458,7 +571,7 @@ def tune(family: str, key: Key, target: Target, runner: Any, *, budget_s: float 
             break
         tried += 1
         try:
-            cand = runner.prepare(fam.build(p, key), inputs, out)
+            cand = runner.prepare(fam.make(p, key), inputs, out)
             got = cand.output()
         except Exception as e:  # a variant the device cannot compile or run
             rejected.append((p, f"failed: {type(e).__name__}: {str(e)[:200]}"))
@@ -696,6 +809,13 @@ def _padded(n: int) -> int:
     return -(-n // 4) * 4
 
 
+# cuBLAS competes in the ``matmul`` family (``ruda._kernels.matmul``) on cuda. For the products
+# it multiplies (float and complex results: library_blas casts other operands) it is what
+# ruda.matmul launches without a decision; integer and bool products have only the tiled kernel.
+# Only cuBLAS's default algorithm: CuPy exposes no cublasLt (its heuristics' top algorithms),
+# and gemmEx's numbered algorithms (CUBLAS_GEMM_ALGO0..23) are deprecated.
+CUBLAS_RESULTS = frozenset({"f16", "f32", "f64", "c64", "c128"})
+add_vendor("matmul", Vendor("cublas", "cuda", lambda k: k.dtypes[-1] in CUBLAS_RESULTS), "tiled")
 for _layout in ("full", "rows", "cols"):
     _reduce_family(_layout)
 _scan_family()

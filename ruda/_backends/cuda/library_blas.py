@@ -2,7 +2,9 @@
 
 cuBLAS multiplies floating-point and complex numbers; integer and bool matmul goes to the tiled
 kernel of ``ruda._kernels.matmul`` (``library_products``: exact, wrapping around as NumPy's
-integer products do), and integer vecdot is a multiply and ruda's sum.
+integer products do), and integer vecdot is a multiply and ruda's sum. cuBLAS is a candidate of
+the tuner's ``matmul`` family on cuda and its default for the dtypes it multiplies: a stored
+decision naming a tiled variant for a product's key makes matmul launch that variant instead.
 
 cuBLAS is column-major; a row-major ``C = A @ B`` is computed as ``C^T = B^T A^T``, which in
 column-major terms reads the same bytes with no transposes. Operands whose matrices are
@@ -25,8 +27,13 @@ from typing import Any
 import numpy as np
 
 from ... import _dtypes as dt
+from ..._kernels import ir, tune
+from ..._kernels import matmul as km
 from ..._ops import OPS
 from ..._promotion import promote
+from ..gpu import tuning
+from ..gpu.matmul import Products, _matrix_strides
+from ..gpu.strided import span
 from . import ops as _ops
 from .array import CudaArray
 
@@ -257,6 +264,52 @@ def gemm(a: CudaArray, b: CudaArray, r: np.dtype, y: CudaArray) -> None:
             )  # fmt: skip
 
 
+# -- cuBLAS or the tiled kernel: the tuner's ``matmul`` family ----------------------------------
+_TILED = tune.hot_memo()  # launch key -> whether the decision for it is the tiled kernel
+
+
+def matmul_key(a: Any, b: Any, r: np.dtype, batch: tuple[int, ...]) -> tune.Key:
+    """The tuner's key of ``a (..., M, K) @ b (..., K, N)`` into ``r``: the key the tiled path
+    (``gpu.matmul.Products.decided``) asks for too, so both see one decision."""
+    lay = "".join("t" if km.layout(_matrix_strides(x)) == "t" else "n" for x in (a, b))
+    types = tuple(ir.type_of(d).name for d in (a.dtype, b.dtype, r))
+    shape = (math.prod(batch), a.shape[-2], b.shape[-1], a.shape[-1])
+    return tune.Key("matmul", types, lay, shape)
+
+
+def _tiled(ctx: Any, a: CudaArray, b: CudaArray, r: np.dtype, batch: tuple[int, ...]) -> bool:
+    """Whether the stored (or, RUDA_TUNE=on, tuned) decision for this product is ruda's tiled
+    kernel rather than cuBLAS, the heuristic for the dtypes cuBLAS multiplies."""
+    hk = (a.dtype, b.dtype, r, a.shape[-2:], b.shape[-1], a._strides[-2:], b._strides[-2:],
+          batch, ctx)  # fmt: skip
+    hit = _TILED.get(hk)
+    if hit is None:
+        if len(_TILED) > 4096:  # many shapes: start over
+            _TILED.clear()
+        algo = _ops.OPS.tuner.algorithm("matmul", matmul_key(a, b, r, batch), ctx)
+        hit = _TILED[hk] = algo == "tiled"
+    return hit
+
+
+def _indexable(*xs: CudaArray) -> bool:
+    """The tiled kernel indexes with 32 bits from each allocation's start."""
+    return all(span(x.offset, x.shape, x._strides, x.itemsize)[1] < x.itemsize << 32 for x in xs)
+
+
+def _tuning_candidate(ctx: Any, key: tune.Key, arrays: dict[str, CudaArray]) -> Any:
+    """cuBLAS as a candidate of the tuner's ``matmul`` family: one run is ``out = a @ b`` over
+    the family's inputs (``(count, M, K)``, or ``(count, K, M)`` read transposed for layout
+    "t"), through ``gemm`` as ruda.matmul calls it, on the stream the CUDA events time."""
+    count, M, N, _ = key.shape
+    a = arrays["a"].mT if key.layout[0] == "t" else arrays["a"]
+    b = arrays["b"].mT if key.layout[1] == "t" else arrays["b"]
+    y = arrays["out"].reshape((count, M, N))
+    return lambda: gemm(a, b, y.dtype, y)
+
+
+tuning.register_vendor("cuda", "cublas", _tuning_candidate)
+
+
 def matmul(a: CudaArray, b: CudaArray, out: CudaArray | None = None) -> CudaArray:
     """NumPy's matmul (1-D operands promoted and their dimension removed; stacks broadcast)."""
     ctx = same_ctx("matmul", a, b)
@@ -281,7 +334,12 @@ def matmul(a: CudaArray, b: CudaArray, out: CudaArray | None = None) -> CudaArra
     N = b.shape[-1]
     batch = tuple(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
     y = new(ctx, (*batch, M, N), r)
-    gemm(a, b, r, y)
+    if K and y.size and _tiled(ctx, a, b, r, batch) and _indexable(a, b, y):
+        from .library_products import PRODUCTS
+
+        Products.gemm(PRODUCTS, a, b, r, y)  # the shared tiled path, not CudaProducts' cuBLAS
+    else:
+        gemm(a, b, r, y)
     shape = (*batch, *(() if a1 else (M,)), *(() if b1 else (N,)))
     y = y.reshape(shape) if shape != y.shape else y
     if out is not None:
@@ -350,4 +408,4 @@ def tensordot(a: CudaArray, b: CudaArray, axes: Any = 2) -> CudaArray:
 
 LIBRARY: dict[str, Any] = {"matmul": matmul, "vecdot": vecdot, "tensordot": tensordot}
 __all__ = ["LIBRARY", "TF32", "contiguous", "copy_into", "cublas_multiplies", "fresh", "gemm",
-           "matmul", "new", "real_view", "tensordot", "upload", "vecdot"]  # fmt: skip
+           "matmul", "matmul_key", "new", "real_view", "tensordot", "upload", "vecdot"]  # fmt: skip

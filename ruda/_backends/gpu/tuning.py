@@ -6,7 +6,9 @@ launches, timed with CUDA events), and the per-launch memos. ``decision`` return
 freshly tuned variant, or None when there is none (``RUDA_TUNE=off``, no decision in the store,
 a failed search): the backend then launches its own default, the fixed choice it made before
 tuning, which is also the default it declares to the engine (``tune.set_backend_default``), so
-``cached`` with an empty store launches exactly what it launched before.
+``cached`` with an empty store launches exactly what it launched before. Where a vendor library
+competes in a family (cuBLAS in ``matmul`` on cuda), ``algorithm`` says which one runs, and the
+backend registers how its candidate runs in a search (``register_vendor``).
 
 Every launch asks once per key: the answers sit in memos from ``tune.hot_memo()`` (a launch
 then costs one dict lookup), which the engine empties when a decision may have changed.
@@ -28,13 +30,26 @@ _FAILED: set[tuple[Any, ...]] = set()  # keys whose failure was reported
 _MAX_MEMO = 4096  # launch keys remembered per memo before it starts over
 
 
+VendorMake = Callable[[Any, tune.Key, dict[str, Any]], Callable[[], Any]]
+# (backend kind, vendor name) -> make(ctx, key, arrays) -> launch(): how a backend runs a vendor
+# candidate (``tune.VendorPlan``) over the tuner's arrays ("a", "b"..., "out", on the device)
+VENDOR_LAUNCHES: dict[tuple[str, str], VendorMake] = {}
+
+
+def register_vendor(kind: str, name: str, make: VendorMake) -> None:
+    """Declare how backend ``kind`` launches vendor ``name``'s candidates in a search: ``make(ctx,
+    key, arrays)`` returns a function that queues one run on the stream the kernels use."""
+    VENDOR_LAUNCHES[(kind, name)] = make
+
+
 class PlanRunner:
-    """The tuner's runner over a backend's own launches (``ops.run_plan``): inputs uploaded
-    once per array, outputs read back with the allocator, timed on the device's clock."""
+    """The tuner's runner over a backend's own launches (``ops.run_plan``, or a vendor's
+    launcher for a ``tune.VendorPlan``): inputs uploaded once per array, outputs read back with
+    the allocator, all candidates timed on the same clock (CUDA events on cuda)."""
 
     def __init__(self, ops: Any, ctx: Any) -> None:
         self.ops, self.ctx = ops, ctx
-        kind = type(ctx).__module__.split(".")[2]  # ruda._backends.<kind>.context
+        self.kind = kind = type(ctx).__module__.split(".")[2]  # ruda._backends.<kind>.context
         self.timer = timing.device_timer(ctx.launcher.synchronize, kind)
         self.clock = self.timer.clock
         self._uploads: dict[int, tuple[np.ndarray, Any]] = {}
@@ -50,9 +65,15 @@ class PlanRunner:
         ops, ctx = self.ops, self.ctx
         arrays = {name: self._upload(a) for name, a in inputs.items()}
         arrays["out"] = ops.fill(ctx.allocator.empty((int(out[1]),), np.dtype(out[0])), 0)
+        if isinstance(plan, tune.VendorPlan):
+            make = VENDOR_LAUNCHES.get((self.kind, plan.name))
+            if make is None:  # the search records the candidate as failed
+                raise NotImplementedError(f"{plan.name} has no launcher on {self.kind}")
+            launch = make(ctx, plan.key, arrays)
+        else:
 
-        def launch() -> None:
-            ops.run_plan(ctx, plan, arrays)
+            def launch() -> None:
+                ops.run_plan(ctx, plan, arrays)
 
         return timing.CallableCandidate(
             launch, lambda: ctx.allocator.to_host(arrays["out"]), self.timer
@@ -94,13 +115,18 @@ class Tuner:
         try:
             params, src = tune.decide(family, key, self.target(ctx), lambda: self.runner(ctx))
         except Exception as e:
-            tag = (family, key.op, key.dtypes, key.layout)
-            if tag not in _FAILED:
-                _FAILED.add(tag)
-                msg = f"ruda tune: no decision for {family} {key} ({type(e).__name__}: {e})"
-                warnings.warn(f"{msg}; using the backend's default", RuntimeWarning, stacklevel=4)
+            _failed(family, key, e)
             return None
         return params if src in _DECIDED else None
+
+    def algorithm(self, family: str, key: tune.Key, ctx: Any) -> str | None:
+        """``algorithm(family, key, target)`` on ``ctx``'s device (searching in mode ``on``);
+        None when the tuner fails (warned once: the backend's default runs)."""
+        try:
+            return algorithm(family, key, self.target(ctx), lambda: self.runner(ctx))
+        except Exception as e:
+            _failed(family, key, e)
+            return None
 
     # -- elementwise ------------------------------------------------------------------------------
     def kernel(self, ctx: Any, make: Any, n: int, layout: str,
@@ -125,6 +151,30 @@ class Tuner:
         return k
 
 
+def _failed(family: str, key: tune.Key, e: Exception) -> None:
+    tag = (family, key.op, key.dtypes, key.layout)
+    if tag not in _FAILED:
+        _FAILED.add(tag)
+        msg = f"ruda tune: no decision for {family} {key} ({type(e).__name__}: {e})"
+        warnings.warn(f"{msg}; using the backend's default", RuntimeWarning, stacklevel=5)
+
+
+def algorithm(family: str, key: tune.Key, target: tune.Target, runner: Any = None) -> str | None:
+    """The algorithm ``family`` runs for ``key`` on ``target``: the ``algorithm`` of the stored
+    (or, in mode ``on`` with a runner, freshly tuned) decision, else of the heuristic default;
+    None where the family has no algorithm choice on ``target``.
+
+    >>> from ruda._kernels import matmul, tune
+    >>> matmul.register_tuning()  # as the backends' products do
+    >>> cuda = tune.Target("cuda", "doc GPU", "doc driver", frozenset(), 1024, 49152)
+    >>> algorithm("matmul", tune.Key("matmul", ("f32",) * 3, "nn", (1, 64, 64, 64)), cuda)
+    'cublas'
+    >>> algorithm("matmul", tune.Key("matmul", ("i32",) * 3, "nn", (1, 64, 64, 64)), cuda)
+    'tiled'
+    """
+    return tune.choose(family, key, target, runner).get(tune.ALGORITHM)
+
+
 def scalar_default(key: tune.Key) -> dict[str, Any]:
     """The elementwise default without vectors: the builder's defaults."""
     return {}
@@ -139,4 +189,5 @@ def vectorizable(key: tune.Key) -> bool:
     return None not in ts and ew.vectorizable(tuple(ts[:-1]), ts[-1])
 
 
-__all__ = ["PlanRunner", "Tuner", "scalar_default", "vectorizable"]
+__all__ = ["VENDOR_LAUNCHES", "PlanRunner", "Tuner", "algorithm", "register_vendor",
+           "scalar_default", "vectorizable"]  # fmt: skip
