@@ -17,6 +17,7 @@ is NumPy's scaled ``big * sqrt(1 + (small/big)^2)``, so neither overflows early.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from functools import cache
@@ -513,8 +514,10 @@ _sinh, _cosh = _hyperbolic(False), _hyperbolic(True)
 
 
 @cache
-def _tanh(t: ir.Type) -> ir.Function:
-    """Kahan's ctanh (as FreeBSD's): tan y and sinh x, no cancellation; C99 special values."""
+def _tanh(t: ir.Type, c99: bool = False) -> ir.Function:
+    """Kahan's ctanh (as FreeBSD's): tan y and sinh x, no cancellation; C99 special values,
+    but for tanh(+-inf + yj) with finite y: the standard's +-1 + 0j with y's sign (``c99``:
+    sin(2y)'s sign, which ctan's values follow)."""
     z = Var("z", t)
     x, y, body = _parts(t, z)
     f = t.part
@@ -526,7 +529,7 @@ def _tanh(t: ir.Type) -> ir.Function:
     body += [
         If(isnan(x), (Return(make(x, _sel(y.eq(0.0), y, nan), t)),)),
         If(isinf(x), (Return(make(copysign(one, x),
-                                  copysign(zero, _sel(isfinite(y), sc, y)), t)),)),
+                                  copysign(zero, _sel(isfinite(y), sc if c99 else y, y)), t)),)),
         If(ir.Unary("not", isfinite(y), BOOL),
            (Return(make(_sel(x.eq(0.0), x, nan), nan, t)),)),
         If(_abs(x) >= big, (
@@ -538,7 +541,7 @@ def _tanh(t: ir.Type) -> ir.Function:
         Let(den, 1.0 + beta * s * s),
         Return(make(beta * rho * s / den, tt / den, t)),
     ]  # fmt: skip
-    return _function("tanh", t, (z,), t, body)
+    return _function("tanh_c99" if c99 else "tanh", t, (z,), t, body)
 
 
 def _negated(v: ir.Expr) -> ir.Expr:
@@ -754,7 +757,7 @@ _UNARY: dict[str, Callable[[ir.Type], ir.Function]] = {
     "log1p": _log1p, "log2": _scaled_log(2.0, "log2"), "log10": _scaled_log(10.0, "log10"),
     "sinh": _sinh, "cosh": _cosh, "tanh": _tanh,
     "sin": _rotated("sin", _sinh, _times_minus_i), "cos": _rotated("cos", _cosh, lambda w: w),
-    "tan": _rotated("tan", _tanh, _times_minus_i),
+    "tan": _rotated("tan", functools.partial(_tanh, c99=True), _times_minus_i),
     "acos": _acos, "acosh": _acosh, "atanh": _atanh,
     "asinh": _asinh, "asin": _rotated("asin", _asinh, _times_minus_i),
     "atan": _rotated("atan", _atanh, _times_minus_i),

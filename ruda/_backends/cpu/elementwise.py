@@ -70,8 +70,9 @@ def tanh(x: Any, out: Any = None, **kw: Any) -> np.ndarray:
     bad = np.isinf(x.real) & np.isfinite(x.imag)
     if not bad.any():
         return r
-    fixed = np.sign(x.real) + 1j * np.copysign(0.0, x.imag)
-    return _finish(r, fixed.astype(r.dtype, copy=False), bad, out)
+    fixed = np.empty(x.shape, r.dtype)  # parts set apart: 1j * -0.0 would give a +0 part
+    fixed.real, fixed.imag = np.sign(x.real), np.copysign(0.0, x.imag)
+    return _finish(r, fixed, bad, out)
 
 
 @register("log1p", "cpu")

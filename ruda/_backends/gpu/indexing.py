@@ -145,7 +145,11 @@ class Key:
         ax = 0
         for k in full:  # a mask becomes its nonzero() arrays, one per dimension it covers
             if type(k) is _Mask:
-                if x.shape[ax : ax + k.ndim] != k.mask.shape:
+                # NumPy's rule: each mask dimension matches the array's, or is 0 (empty mask)
+                dims = zip(x.shape[ax : ax + k.ndim], k.mask.shape, strict=False)
+                if len(x.shape[ax : ax + k.ndim]) != k.ndim or any(
+                    m not in (a, 0) for a, m in dims
+                ):
                     raise IndexError(
                         f"boolean index did not match indexed array along axes {ax}.."
                         f"{ax + k.ndim - 1}: the array has {x.shape[ax : ax + k.ndim]}, the "
@@ -270,11 +274,11 @@ def value_of(x: Any, value: Any) -> Any:
         if value.ctx is not ctx:
             raise ValueError(f"value is on {value.ctx.name}, the array on {ctx.name}")
         return ops.copy(value) if value.shares_memory(x) else value
-    if isinstance(value, (bool, int, float, np.generic)):
+    if isinstance(value, (bool, int, float, complex, np.generic)):
         v = value.item() if isinstance(value, np.generic) else value
         return ops.constant(ctx, v, x.dtype)
     a = np.asarray(value)
-    if a.dtype.kind not in "biuf":
+    if a.dtype.kind not in "biufc":
         raise TypeError(f"cannot assign {type(value).__name__} to an array on {ctx.name}")
     return ctx.allocator.from_host(a)
 
