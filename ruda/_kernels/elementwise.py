@@ -373,6 +373,20 @@ def vectorizable(in_types: tuple[ir.Type, ...], out_type: ir.Type) -> bool:
     return all(t.itemsize == 4 and t.kind in "fiu" for t in (*in_types, out_type))
 
 
+# Names of the kernels ``build`` made: the op table's math, which must match NumPy exactly
+# (a renderer may take slower exact routes for them: WGSL on adapters that flush subnormals).
+_BUILT: set[str] = set()
+
+
+def is_elementwise(k: ir.Kernel) -> bool:
+    """Whether ``k`` is an op-table kernel from ``build``.
+
+    >>> is_elementwise(build("sqrt", (ir.F32,), ir.F32, None))
+    True
+    """
+    return k.name in _BUILT
+
+
 def _flat_index(wg: int = WORKGROUP) -> ir.Expr:
     # 2-D grid: WebGPU caps each dispatch dimension at 65535 workgroups.
     return ir.Builtin("gid", 0) + ir.Builtin("gid", 1) * (ir.Builtin("nwg", 0) * wg)
@@ -466,6 +480,7 @@ def build(
         elems_per_invocation=per_word * ipt * vec,
         vector_width=vec,
     )
+    _BUILT.add(kernel.name)
     return ir.with_features(kernel)
 
 

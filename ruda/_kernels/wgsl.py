@@ -6,7 +6,7 @@ bindings in group 0. Narrow buffers (bool, 8/16-bit ints) are first rewritten to
 ``enable f16;`` (shader-f16); f64 and 64-bit integers need shader-f64 / shader-int64
 (``Kernel.features`` lists them; f64 bit tests go through u64, so f64 kernels also need
 shader-int64). Math WGSL lacks or gets wrong (C99 pow, log1p, expm1, hypot, cbrt, fmod,
-nextafter) is replaced by IR helpers from ``mathlib`` and ``libm``.
+nextafter, ldexp) is replaced by IR helpers from ``mathlib``, ``libm`` and ``exactmath``.
 
 SPIR-V's GLSL.std.450 has no f64 sin/exp/log... (``F64_MISSING``; lavapipe computes garbage if
 forced): those are IR functions from ``libm``, ``libm_pow`` and ``libm_trig`` (fdlibm ports,
@@ -14,13 +14,21 @@ forced): those are IR functions from ``libm``, ``libm_pow`` and ``libm_trig`` (f
 device with shader-f64 and shader-int64 (``F32_VIA_F64``); without, the f32 ones whose driver
 builtin is not accurate (lavapipe: acos/asin off by 2e-4, log near 1, exp's subnormal results)
 are IR functions in f32 (``IR_MATH[ir.F32]``) and the rest are the driver's.
+
+Render-time pseudo-features (``PSEUDO_FEATURES``, found per adapter by the wgpu backend's probe
+or assumed through ``RUDA_WGPU_ASSUME``) say where the adapter's own arithmetic is not exact;
+with shader-f64 and shader-int64, op-table kernels (``elementwise.is_elementwise``) then take
+exact routes through ``exactmath`` (other kernels keep the fast arithmetic; their results are
+not bit-exact anyway): "f32-flushes" (f32 subnormals flush to zero: every f32 operation computes
+in f64 and rounds once), "f32-div-inexact" (f32 division through f64) and "f64-div-inexact"
+(f64 division corrected to the correctly rounded quotient).
 """
 
 from __future__ import annotations
 
 import struct
 
-from . import ir, libm, libm_pow, libm_trig, mathlib, storage
+from . import elementwise, exactmath, ir, libm, libm_pow, libm_trig, mathlib, storage
 from .render import CLike
 
 _BUILTINS = {"gid": "global_invocation_id", "lid": "local_invocation_id",
@@ -63,6 +71,16 @@ F32_VIA_F64 = frozenset(
 )
 _F64_MATH = frozenset({"shader-f64", "shader-int64"})
 
+# Pseudo-features: what the adapter's arithmetic gets wrong (module docstring).
+FLUSHES, DIV32, DIV64 = "f32-flushes", "f32-div-inexact", "f64-div-inexact"
+PSEUDO_FEATURES = frozenset({FLUSHES, DIV32, DIV64})
+# f32 functions computed in f64 and rounded once where the adapter flushes f32 subnormals
+# (each is exact that way, but for an fma, which rounds twice)
+F32_EXACT_VIA_F64 = frozenset(
+    "abs fabs ceil floor trunc round rint fract fma ldexp min max fmin fmax sqrt".split()
+)
+_ARITH = {"add", "sub", "mul", "div"}
+
 
 class WGSL(CLike):
     types = {
@@ -83,17 +101,46 @@ class WGSL(CLike):
         "shuffle_xor": "subgroupShuffleXor", "shuffle_up": "subgroupShuffleUp",
         # a workgroup-memory value as a uniform one (loop exits around barriers; a barrier too)
         "uniform_load": "workgroupUniformLoad(&{0})",
+        # the plain conversions and division, which exact routes never reroute (exactmath)
+        "raw_f64": "f64({0})", "raw_f32": "f32({0})", "raw_div": "{0} / {1}",
     }  # fmt: skip
     ir_functions = {
         "log1p": libm.log1p, "expm1": libm.expm1, "hypot": mathlib.hypot,
         "cbrt": mathlib.cbrt, "fmod": mathlib.fmod, "nextafter": mathlib.nextafter,
+        "ldexp": exactmath.ldexp,
     }  # fmt: skip
 
     def __init__(self, features: frozenset[str] | set[str] = frozenset()) -> None:
         super().__init__()
         # the device's features: with f64 math, f32 transcendentals compute in f64
-        self.wide = _F64_MATH <= set(features)
+        have = set(features)
+        self.wide = _F64_MATH <= have
+        # exact routes (in op-table kernels only: ``self.exact`` is set per module)
+        self.flush = self.wide and FLUSHES in have
+        self.div32 = self.wide and bool({FLUSHES, DIV32, DIV64} & have)
+        self.div64 = self.wide and DIV64 in have
+        self.exact = False
         self.prefix = ""  # global names' prefix, so several kernels can share one module
+
+    # -- exact routes (the module docstring; helpers from exactmath) --------------------------
+    def _exact_f32(self, t: ir.Type) -> bool:
+        """Whether f32 values of type ``t`` compute in f64 here (subnormals flush otherwise)."""
+        return self.exact and self.flush and t is ir.F32
+
+    @staticmethod
+    def _widen(a: ir.Expr) -> ir.Expr:
+        if isinstance(a, ir.Const) and a.type is ir.F32:  # the f32 value, as an f64 literal
+            return ir.Const(float(struct.unpack("<f", struct.pack("<f", a.value))[0]), ir.F64)
+        return ir.cast(a, ir.F64)
+
+    def _via_f64(self, e: ir.Binary | ir.Call) -> str:
+        """An f32 operation computed in f64 (its f32 operands widened), rounded once to f32."""
+        if isinstance(e, ir.Binary):
+            wide: ir.Expr = ir.Binary(e.op, self._widen(e.a), self._widen(e.b), ir.F64)
+        else:
+            args = tuple(self._widen(a) if a.type is ir.F32 else a for a in e.args)
+            wide = ir.Call(e.fn, args, ir.F64)
+        return self.expr(ir.Cast(wide, ir.F32))
 
     def _e_builtin(self, e: ir.Builtin) -> str:
         if e.name in _SUBGROUP_BUILTINS:  # scalars
@@ -105,9 +152,16 @@ class WGSL(CLike):
             return f"({self.literal(0, e.type)} - {self.expr(e.a)})"
         if e.op == "bnot" and e.type is ir.BOOL:
             return f"(!{self.expr(e.a)})"
+        if e.op == "neg" and self._exact_f32(e.type):  # flip the sign bit (no flush)
+            return f"bitcast<f32>(bitcast<u32>({self.expr(e.a)}) ^ 0x80000000u)"
         return super()._e_unary(e)
 
     def _e_binary(self, e: ir.Binary) -> str:
+        if self.exact and e.op in _ARITH and e.type.is_float:
+            if self._exact_f32(e.type) or (e.op == "div" and self.div32 and e.type is ir.F32):
+                return self._via_f64(e)
+            if e.op == "div" and self.div64 and e.type is ir.F64:
+                return super()._e_call(exactmath.divide()(e.a, e.b))
         if e.op in ("shl", "shr"):
             b = e.b
             if isinstance(b, ir.Const):
@@ -121,7 +175,10 @@ class WGSL(CLike):
                                             ir.BOOL))  # fmt: skip
         if e.op in _FCMP and e.a.type.is_float:
             # Vulkan drivers may compare as if there were no NaN (lavapipe does): test the bits.
-            raw = super()._e_binary(e)
+            wide = e
+            if self._exact_f32(e.a.type):  # a flushing compare sees subnormals as zeros
+                wide = ir.Binary(e.op, self._widen(e.a), self._widen(e.b), ir.BOOL)
+            raw = super()._e_binary(wide)
             # (a constant is tested only when it is NaN itself)
             sides = [v for v in (e.a, e.b) if not isinstance(v, ir.Const) or v.value != v.value]
             if not sides:
@@ -145,6 +202,8 @@ class WGSL(CLike):
     def _e_call(self, e: ir.Call) -> str:
         if e.defn is None and e.args:
             t = e.args[0].type
+            if self._exact_f32(t) and e.fn in F32_EXACT_VIA_F64:
+                return self._via_f64(e)
             if t is ir.F32 and self.wide and e.fn in F32_VIA_F64:
                 wide = ir.Call(e.fn, tuple(ir.cast(a, ir.F64) for a in e.args), ir.F64)
                 return self.expr(ir.Cast(wide, ir.F32))
@@ -162,6 +221,11 @@ class WGSL(CLike):
 
     def _e_cast(self, e: ir.Cast) -> str:
         src, dst = e.a.type, e.type
+        if self.exact and (self.flush or self.div32) and {src, dst} == {ir.F32, ir.F64}:
+            helper = exactmath.widen() if src is ir.F32 else exactmath.narrow()
+            return super()._e_call(helper(e.a))
+        if dst is ir.BOOL and self._exact_f32(src):  # a flushing compare: x != 0 is false
+            return self._e_binary(ir.Binary("ne", e.a, ir.Const(0.0, src), ir.BOOL))
         x = self.expr(e.a)
         if dst is ir.BOOL:
             return f"({x} != {self.literal(0, src)})" if src is not ir.BOOL else x
@@ -287,6 +351,7 @@ class WGSL(CLike):
         self.helpers = {}
         parts: list[str] = []
         f16 = False
+        self.exact = any(elementwise.is_elementwise(k) for k in kernels)
         for k in kernels:
             k = storage.pack_narrow(k)
             self.prefix = f"{k.name}_" if len(kernels) > 1 else ""

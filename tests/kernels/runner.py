@@ -1,22 +1,27 @@
 """A tiny wgpu runner for elementwise kernels: upload NumPy arrays, dispatch, read back.
 
 Self-contained (no ruda runtime): buffers hold NumPy's bytes padded to 4 bytes; the uniform
-holds the kernel's 32-bit parameters in order.
+holds the kernel's 32-bit parameters in order. Kernels are rendered as the runtime renders
+them: for the device's features plus what the numerics probe finds and RUDA_WGPU_ASSUME names.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ruda._backends.wgpu import probe
 from ruda._kernels import elementwise, ir, wgsl
 
 
 class Runner:
-    def __init__(self, device, features=frozenset()) -> None:
+    def __init__(self, device, features=frozenset(), forced=frozenset()) -> None:
+        """``features``: enabled on ``device``; ``forced``: pseudo-features to assume on top
+        of the probe's and RUDA_WGPU_ASSUME's (the renderer takes their exact routes)."""
         import wgpu
 
         self.wgpu, self.device, self.pipelines = wgpu, device, {}
-        self.features = frozenset(features)  # enabled on ``device``: the renderer uses them
+        found = _probed(device, frozenset(features)) | probe.assumed() | frozenset(forced)
+        self.features = frozenset(features) | found
 
     def _pipeline(self, k: ir.Kernel):
         if k.name not in self.pipelines:
@@ -107,3 +112,14 @@ class Runner:
         tail = bytes(data[size:])
         assert set(tail) <= {0xAB}, f"{plan.launches[-1].kernel.name} wrote past the end"
         return np.frombuffer(data, out_dtype)[:out_count].copy()
+
+
+_PROBED: dict[tuple[int, frozenset[str]], tuple[object, frozenset[str]]] = {}
+
+
+def _probed(device, features: frozenset[str]) -> frozenset[str]:
+    """``probe.probe`` once per device and feature set (the device is kept alive with it)."""
+    key = (id(device), features)
+    if key not in _PROBED:
+        _PROBED[key] = (device, probe.probe(device, features))
+    return _PROBED[key][1]

@@ -275,8 +275,8 @@ class GpuOps(CreationOps):
         if ctx is None:
             raise TypeError(f"ldexp: expected at least one {self.kind} array operand")
         d0, d1 = (a.dtype if hasattr(a, "dtype") else np.asarray(a).dtype for a in args)
-        if d1.kind not in "biu":
-            raise TypeError(f"ldexp: the exponents must be integers, got {d1}")
+        if d1.kind not in "biu" or not np.can_cast(d1, np.int64):  # NumPy: no uint64 loop
+            raise TypeError(f"ldexp: the exponents must be integers that fit int64, got {d1}")
         f = np.ldexp.resolve_dtypes((d0, np.dtype(np.int64), None))[0]
         ctx.check_dtype(f, "ldexp")
         # int32 exponents where they fit (no 64-bit integer kernels needed), else int64

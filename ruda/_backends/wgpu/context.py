@@ -1,7 +1,10 @@
 """Adapters and per-device state: ``wgpu:N`` is the N-th adapter, GPUs first.
 
 A ``Context`` holds one adapter's GPUDevice and queue plus the allocator, compiler and
-launcher that serve it; it is created on first use and lives as long as the process.
+launcher that serve it; it is created on first use and lives as long as the process. Its
+``features`` are the WebGPU features it enabled plus the renderer's pseudo-features: what the
+adapter's arithmetic gets wrong (``probe``: flushed f32 subnormals, inexact division) and what
+``RUDA_WGPU_ASSUME`` names; WGSL is rendered for them.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..gpu.backend import Contexts
+from . import probe
 
 # Adapter kinds in the order devices are numbered (GPUs first, software rasterisers last).
 _TYPE_ORDER = {"DiscreteGPU": 0, "IntegratedGPU": 1, "VirtualGPU": 2, "CPU": 3, "Unknown": 4}
@@ -86,6 +90,8 @@ class Context:
             required_features=sorted(self.features), required_limits=dict(self.limits)
         )
         self.queue = self.device.queue
+        # the adapter's numerics, found once (a tiny kernel) or assumed: the renderer's routes
+        self.features = self.features | probe.probe(self.device, self.features) | probe.assumed()
         self.max_binding = self.limits.get("max-storage-buffer-binding-size", 1 << 27)
         self.storage_align = self.limits.get("min-storage-buffer-offset-alignment", 256)
         self.uniform_align = self.limits.get("min-uniform-buffer-offset-alignment", 256)
