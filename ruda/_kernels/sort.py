@@ -1,7 +1,8 @@
 """Sorting as IR builders with tunable parameters: a stable LSD radix sort, and its plans.
 
 Keys are the order-preserving unsigned integers of ``sort_keys`` (``words`` u32 words per
-element, interleaved: 2 for 64-bit dtypes; NaNs last, ``descending`` as their complement). A
+element, interleaved: 2 for 64-bit dtypes and complex64, 4 for complex128 (unique's keys);
+NaNs last, ``descending`` as their complement). A
 payload of u32 element indices travels with the keys when asked (argsort, per-row sorts,
 unique). Each pass sorts by ``bits`` bits of the key:
 
@@ -85,7 +86,7 @@ class _Keys:
         if self.first is None:
             return [self.bufs[0][i * self.w + k] for k in range(self.w)]
         ws = encode(self.bufs[0][i], self.canonical)
-        return [x ^ f for x, f in zip(ws, flip, strict=False)]
+        return [x ^ flip[k] if k < len(flip) else x for k, x in enumerate(ws)]
 
     def index(self, i: ir.Expr) -> ir.Expr:
         return i if self.first is not None else self.bufs[1][i]
@@ -96,7 +97,9 @@ class _Keys:
         if rows:
             return ((self.index(i) / rowdiv) >> shift) & mask
         ws = self.words(i, (ps[4], ps[5]))
-        word = ws[0] if self.w == 1 else ir.select(shift >= 32, ws[1], ws[0])
+        word = ws[0]
+        for k in range(1, self.w):  # the word holding bits [shift, shift + bits)
+            word = ir.select(shift >= 32 * k, ws[k], word)
         return (word >> (shift & 31)) & mask
 
 
@@ -444,6 +447,11 @@ def all_kernels() -> list[ir.Kernel]:
                 out += [build_local(w, pay, rows, bits=b), build_scatter(w, pay, rows, bits=b)]
             out.append(build_local(w, pay, rows, 128, 8, 8, "subgroup"))
     out.append(build_local(1, True, False, 64, 16, 8))
+    for t in ir.COMPLEX_TYPES:  # unique's keys: a first pass per dtype, then 2 or 4 words
+        out.append(build_local(words(t), True, False, first=t, canonical=True))
+    for b in VARIANTS["radix"]["bits"]:
+        out += [build_local(4, True, False, bits=b), build_scatter(4, True, False, bits=b)]
+    out.append(build_local(4, True, False, 128, 8, 8, "subgroup"))
     return out
 
 

@@ -1,4 +1,4 @@
-"""Order-preserving keys of the radix sort (``ruda._kernels.sort``): each real dtype's values as
+"""Order-preserving keys of the radix sort (``ruda._kernels.sort``): each dtype's values as
 unsigned integers in ``words`` u32 words (low first) whose order is NumPy's sort order.
 
 Floats: the sign bit flipped for positives, every bit for negatives; every NaN one largest key
@@ -7,14 +7,20 @@ float16 keys are the top 19 bits of its float32 key. Signed ints: the sign bit f
 descending sort xors the keys with ``flips`` (their complement: ties keep their order, NaNs
 come first, the CPU backend's rule).
 
+Complex (unique's keys; sorts stay real-only): the real part's key in the high words, the
+imaginary part's in the low ones (NumPy's lexicographic order). A value with a NaN part takes
+a top word above +inf's, NumPy's extended order ``R + Rj < R + nanj < nan + Rj < nan + nanj``
+(the remaining part's key below it): every NaN key has a top word above ``nan_above(t)``.
+
     >>> from ruda._kernels import ir, sort_keys
-    >>> sort_keys.key_bits(ir.F16), sort_keys.words(ir.I64)
-    (19, 2)
+    >>> sort_keys.key_bits(ir.F16), sort_keys.words(ir.I64), sort_keys.words(ir.C128)
+    (19, 2, 4)
 """
 
 from __future__ import annotations
 
 from . import ir
+from .cmath import im, re
 from .ir import BOOL, F16, F32, F64, I32, U32, U64, Const
 
 ALL = Const(0xFFFFFFFF, U32)
@@ -26,7 +32,17 @@ def key_bits(t: ir.Type) -> int:
 
 
 def words(t: ir.Type) -> int:
-    return 2 if t.bits == 64 else 1
+    """u32 words per key: 1, 2 for 64-bit dtypes and complex64, 4 for complex128."""
+    return t.bits // 32 if t.bits > 32 else 1
+
+
+def nan_above(t: ir.Type) -> int:
+    """The top key word of +inf (of a complex type's parts): NaN keys' top words are larger."""
+    p = t.part if t.is_complex else t
+    top = {F16: 0xFF800000 >> 13, F32: 0xFF800000, F64: 0xFFF00000}
+    if p not in top:
+        raise ValueError(f"ruda kernels: {t.name} keys have no NaNs")
+    return top[p]
 
 
 def _low(bits: int) -> int:
@@ -42,9 +58,25 @@ def _f32_key(b: ir.Expr, canonical: bool) -> ir.Expr:
     return ir.select(mag > 0x7F800000, ALL, b ^ flip)
 
 
+def _complex_key(z: ir.Expr, canonical: bool) -> list[ir.Expr]:
+    """The key words of complex ``z``: (imaginary key, real key), or NaN classes above +inf."""
+    rk, ik = encode(re(z), canonical), encode(im(z), canonical)
+    rn, inn = rk[-1].eq(ALL), ik[-1].eq(ALL)  # a part's key is all ones when it is NaN
+    top = nan_above(z.type)
+    klass = ir.select(rn, ir.select(inn, Const(top + 3, U32), Const(top + 2, U32)),
+                      Const(top + 1, U32))  # fmt: skip
+    either = ir.Binary("lor", rn, inn, BOOL)
+    # with a NaN part: the other part's key in the low words, zeros, then the class on top
+    low = [ir.select(inn, ir.select(rn, ALL, r), i) for r, i in zip(rk, ik, strict=True)]
+    high = [ir.select(either, Const(0, U32), r) for r in rk[:-1]]
+    return [*low, *high, ir.select(either, klass, rk[-1])]
+
+
 def encode(x: ir.Expr, canonical: bool) -> list[ir.Expr]:
     """The key words (low first) of value ``x``."""
     t = x.type
+    if t.is_complex:
+        return _complex_key(x, canonical)
     if t is BOOL:
         return [ir.select(x, Const(1, U32), Const(0, U32))]
     if t is F32 or t is F16:
@@ -104,5 +136,7 @@ def flips(t: ir.Type, descending: bool) -> tuple[int, int]:
     """The words a descending sort xors the keys with (the key's significant bits)."""
     if not descending:
         return 0, 0
+    if words(t) > 2:
+        raise ValueError(f"ruda kernels: no descending sort of {t.name} keys")
     kb = key_bits(t)
     return (_low(min(kb, 32)), _low(32) if kb == 64 else 0)

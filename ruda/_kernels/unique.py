@@ -1,10 +1,12 @@
 """The set functions' kernels (unique_all and friends) over a sorted array, as IR builders.
 
-``sort.plan_sort(..., "unique")`` leaves the keys sorted (canonical: -0.0 equals +0.0, every
-NaN one key) with the permutation ``perm`` that sorts them (stable). Then:
+``sort.plan_sort(..., "unique")`` leaves the keys sorted (canonical: -0.0 equals +0.0, in
+both parts of a complex value; NaNs last, their keys' top words above ``sort_keys.nan_above``)
+with the permutation ``perm`` that sorts them (stable). Then:
 
 * ``flags``: ``flag[i] = 1`` where sorted element ``i`` starts a new value (the first, a key
-  unlike its predecessor's, or a NaN: the standard counts each NaN as its own value);
+  unlike its predecessor's, or a NaN: the standard counts each NaN as its own value, and a
+  complex value with a NaN part is a NaN);
 * an inclusive scan of the flags (``scan.plan_scan``) numbers the values: ``ids``;
 * ``scatter``: each first element records where its run starts (``first``) and its original
   index (the first occurrence: the sort is stable); every element its value's number
@@ -37,22 +39,20 @@ def _head(n: ir.Expr) -> tuple[Var, list[Any]]:
 
 
 def build_flags(w: int, nans: bool) -> ir.Kernel:
-    """``flags[i]`` (u32) from the sorted ``keys`` (``w`` words each); ``nans``: keys equal to
-    ``(nan_lo, nan_hi)`` are NaNs, each distinct. Params ``n, nan_lo, nan_hi``."""
+    """``flags[i]`` (u32) from the sorted ``keys`` (``w`` words each); ``nans``: keys whose top
+    word is above ``nan_above`` are NaNs, each distinct. Params ``n, nan_above``."""
     keys = ir.Buffer("keys", U32, 0)
     flags = ir.Buffer("flags", U32, 1, "read_write")
-    ps = tuple(ir.Param(s, U32) for s in ("n", "nan_lo", "nan_hi"))
-    n, nlo, nhi = (p.var for p in ps)
+    ps = tuple(ir.Param(s, U32) for s in ("n", "nan_above"))
+    n, above = (p.var for p in ps)
     i, body = _head(n)
     prev = Var("prev", U32)
     body.append(Let(prev, ir.select(i > 0, i - 1, Const(0, U32))))
     new: ir.Expr = i.eq(0)
-    nan: ir.Expr = Const(True, BOOL)
     for k in range(w):
         new = ir.Binary("lor", new, keys[i * w + k].ne(keys[prev * w + k]), BOOL)
-        nan = ir.Binary("land", nan, keys[i * w + k].eq(nlo if k == 0 else nhi), BOOL)
     if nans:
-        new = ir.Binary("lor", new, nan, BOOL)
+        new = ir.Binary("lor", new, keys[i * w + w - 1] > above, BOOL)
     body.append(ir.store(flags, i, ir.select(new, Const(1, U32), Const(0, U32))))
     k = ir.Kernel(f"unique_flags_w{w}_nan{int(nans)}", (keys, flags), ps, tuple(body),
                   (WG, 1, 1))  # fmt: skip
@@ -103,5 +103,6 @@ def build_finish(t: ir.Type) -> ir.Kernel:
 
 def all_kernels() -> list[ir.Kernel]:
     """One of each kernel (for the render and compile checks)."""
-    out = [build_flags(w, nans) for w in (1, 2) for nans in (False, True)]
-    return [*out, build_scatter(), *(build_finish(t) for t in ir.ALL_TYPES)]
+    out = [build_flags(w, nans) for w in (1, 2, 4) for nans in (False, True)]
+    types = (*ir.ALL_TYPES, *ir.COMPLEX_TYPES)
+    return [*out, build_scatter(), *(build_finish(t) for t in types)]

@@ -312,10 +312,38 @@ def test_complex_scans(dtype: str, algorithm: str, gdev, rng) -> None:
                          device=gdev)  # fmt: skip
 
 
-def test_complex_var_and_orderings_are_clear_errors(gdev) -> None:
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_var_std(dtype: str, gdev, rng) -> None:
+    # NumPy's definition: the mean of |x - mean|**2, a real result (its square root for std)
+    a = _complex_data(dtype, (33, 257, 3), "sum", rng) + (5 - 3j)  # an offset: centring matters
+    a = a.astype(dtype)
+    x = ruda.asarray(a, device=gdev)
+    a128 = a.astype(numpy.complex128)
+    rtol = 1e-5 if dtype == "complex64" else 1e-12
+    for axis in (None, 0, 1, 2, (0, 2), (1, 2)):
+        for name in ("var", "std"):
+            for ddof in (0, 1):
+                got = getattr(ruda, name)(x, axis=axis, correction=ddof)
+                want = getattr(numpy, name)(a128, axis=axis, ddof=ddof)
+                assert got.dtype == ruda.dtype(numpy.finfo(dtype).dtype.name)
+                assert_close(got, want.astype(got.dtype.name), rtol=rtol, device=gdev)
+    v, av = x[::2, ::-3], a128[::2, ::-3]  # a strided view, keepdims, a given mean, out=
+    assert_close(ruda.std(v, axis=1, keepdims=True),
+                 numpy.std(av, axis=1, keepdims=True).astype(numpy.finfo(dtype).dtype),
+                 rtol=rtol, device=gdev)  # fmt: skip
+    m = numpy.mean(a128, axis=0, keepdims=True)
+    got = ruda.var(x, axis=0, mean=ruda.asarray(m.astype(dtype), device=gdev))
+    assert_close(got, numpy.var(a128, axis=0, mean=m).astype(got.dtype.name), rtol=rtol,
+                 device=gdev)  # fmt: skip
+    out = ruda.empty((257, 3), dtype=got.dtype, device=gdev)
+    assert ruda.var(x, axis=0, out=out) is out
+    assert_close(out, numpy.var(a128, axis=0).astype(got.dtype.name), rtol=rtol, device=gdev)
+    got = ruda.var(x, axis=1, dtype=ruda.complex128)  # NumPy keeps a complex dtype=
+    assert_close(got, numpy.var(a128, axis=1).astype(numpy.complex128), rtol=rtol, device=gdev)
+
+
+def test_complex_orderings_are_clear_errors(gdev) -> None:
     x = ruda.asarray(numpy.array([1 + 2j, 3 - 1j]), device=gdev)
-    with pytest.raises(NotImplementedError, match="ruda.var: complex"):
-        ruda.var(x)
     for fn in (ruda.max, ruda.min, ruda.argmax):
         with pytest.raises(TypeError, match=f"ruda.{fn.__name__}: complex"):
             fn(x)

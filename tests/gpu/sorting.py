@@ -2,7 +2,9 @@
 tests/cuda): sort and argsort (every real dtype, NaNs, signed zeros, infinities, integer
 extremes, empty and 1-element inputs, 2-D/3-D along each axis, views, ``descending``, stability
 on many duplicate keys) and unique_all, unique_counts, unique_inverse, unique_values (each NaN
-its own value, first occurrences, inverse indices in ``x``'s shape).
+its own value, first occurrences, inverse indices in ``x``'s shape), also of complex64 and
+complex128 (NumPy's lexicographic order; a value with a NaN part is a NaN, NaNs last in NumPy's
+extended order; -0 equals +0 in each part).
 """
 
 from __future__ import annotations
@@ -18,12 +20,18 @@ from tests.helpers import to_numpy
 
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "float32", "float64"]  # fmt: skip
+COMPLEX = ["complex64", "complex128"]  # the set functions only: sorts are real-only
 
 
 def data(dtype: str, shape: tuple[int, ...], rng, spread: int = 40) -> numpy.ndarray:
     """Random values with many ties; floats with NaN, +-0 and +-inf, ints with their extremes."""
     dt = numpy.dtype(dtype)
     size = int(numpy.prod(shape))
+    if dt.kind == "c":  # parts set one by one: 1j * inf would make a NaN real part
+        part = numpy.finfo(dt).dtype.name
+        a = numpy.empty(shape, dt)
+        a.real, a.imag = data(part, shape, rng, spread), data(part, shape, rng, spread)
+        return a
     if dt == numpy.bool_:
         a = rng.random(size) < 0.4
     elif dt.kind == "f":
@@ -131,6 +139,10 @@ def check_unique(a: numpy.ndarray, x: ruda.Array) -> None:
     want = numpy.unique_all(a)
     got = ruda.unique_all(x)
     numpy.testing.assert_array_equal(to_numpy(got.values), want.values)
+    if a.dtype.kind == "c":  # each part (a NaN part must match, not only "some NaN")
+        for part in ("real", "imag"):
+            numpy.testing.assert_array_equal(getattr(to_numpy(got.values), part),
+                                             getattr(want.values, part), err_msg=part)  # fmt: skip
     assert got.values.dtype == x.dtype
     for name in ("indices", "inverse_indices", "counts"):
         g = to_numpy(getattr(got, name))
@@ -146,7 +158,7 @@ def check_unique(a: numpy.ndarray, x: ruda.Array) -> None:
     numpy.testing.assert_array_equal(to_numpy(ruda.unique_values(x)), want.values)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", DTYPES + COMPLEX)
 @pytest.mark.parametrize("shape", [(0,), (1,), (2000,), (13, 7)])
 def test_unique(dtype: str, shape: tuple[int, ...], gdev, rng) -> None:
     a = data(dtype, shape, rng)
@@ -160,6 +172,22 @@ def test_unique_nans_are_distinct_and_zeros_equal(gdev) -> None:
     assert to_numpy(got.counts).tolist() == [2, 1, 2, 1, 1, 1]  # -0.0 and 0.0: one value
 
 
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_unique_complex_order_nans_and_zeros(dtype: str, gdev) -> None:
+    nan, inf = numpy.nan, numpy.inf
+    parts = [(nan, 1), (1, 2), (1, nan), (-0.0, -0.0), (0, 0), (nan, nan), (2, nan), (nan, -1),
+             (1, 2), (0.0, -0.0), (nan, 1), (-inf, 1), (1, inf), (1, -inf), (1, 1), (-1, 5),
+             (-0.0, nan), (0.0, nan), (-nan, 1), (inf, -inf), (-0.0, 3), (0.0, 3)]  # fmt: skip
+    a = numpy.empty(len(parts), dtype)
+    a.real, a.imag = numpy.array(parts).T
+    check_unique(a, ruda.asarray(a, device=gdev))
+    got = ruda.unique_counts(ruda.asarray(a, device=gdev))
+    # -0-0j, 0+0j and 0-0j: one value; -0+3j and 0+3j: one; 1+2j twice; then the 9 values
+    # with a NaN part, each alone
+    want = [1, 1, 3, 2, 1, 1, 2, 1, 1] + [1] * 9
+    assert to_numpy(got.counts).tolist() == want
+
+
 def test_unique_of_views_and_many_tiles(gdev, rng) -> None:
     a = data("int64", (300, 40), rng, spread=500)
     x = ruda.asarray(a, device=gdev)
@@ -167,6 +195,11 @@ def test_unique_of_views_and_many_tiles(gdev, rng) -> None:
     check_unique(a.T, x.T)
     b = data("float32", (50_001,), rng, spread=3000)
     check_unique(b, ruda.asarray(b, device=gdev))
+    for dtype in COMPLEX:  # keys of 2 and 4 words over many tiles; a strided view
+        c = data(dtype, (20_001,), rng, spread=60)
+        check_unique(c, ruda.asarray(c, device=gdev))
+        c = data(dtype, (90, 70), rng, spread=8)
+        check_unique(c[::2, ::-3], ruda.asarray(c, device=gdev)[::2, ::-3])
 
 
 RADIX_VARIANTS = [
@@ -192,3 +225,5 @@ def test_radix_variants(variant: dict, gdev, rng, monkeypatch) -> None:
         check_sorts(a, x, axis, True)
     b = data("float64", (4001,), rng, spread=300)
     check_unique(b, ruda.asarray(b, device=gdev))
+    c = data("complex128", (3001,), rng, spread=30)  # 4-word keys
+    check_unique(c, ruda.asarray(c, device=gdev))

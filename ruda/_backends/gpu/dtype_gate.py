@@ -21,7 +21,7 @@ from typing import Any
 # dtypes only, and so does ruda on GPU devices.
 REAL_ONLY = frozenset("max min amax amin argmax argmin sort argsort searchsorted clip".split())
 # Defined for complex by the standard (or NumPy), not written for it on GPU devices yet.
-NOT_YET = frozenset("var std unique_all unique_counts unique_inverse unique_values".split())
+NOT_YET: frozenset[str] = frozenset()
 # The same, per device kind: written for complex on some kinds only. The linalg extension
 # (``linalg.cholesky`` ... ``linalg.lstsq``) takes complex64/128 on wgpu (ruda's kernels) and
 # on cuda (cuSOLVER, with the shared compositions); a kind lists here what it still lacks.
@@ -34,8 +34,8 @@ NOT_YET_ON: dict[str, frozenset[str]] = {
 def not_yet(kind: str) -> frozenset[str]:
     """The functions that raise NotImplementedError for complex input on device kind ``kind``.
 
-    >>> "var" in not_yet("wgpu"), "linalg.svd" in not_yet("wgpu")
-    (True, False)
+    >>> "unique_values" in not_yet("wgpu"), "linalg.svd" in not_yet("wgpu")
+    (False, False)
     """
     return NOT_YET | NOT_YET_ON.get(kind, frozenset())
 

@@ -11,13 +11,16 @@ permuted so the reduced axes come last and copied (a ruda copy kernel) into a co
 
 ``mean`` is a sum in the float accumulation type divided by the count; ``var``/``std`` take two
 passes: the mean, then the sum of centred squares (``center=True`` plans), divided by
-``count - ddof`` (and a square root). Result dtypes follow NumPy, as the CPU backend does.
+``count - ddof`` (and a square root); of a complex array, the real part's and the imaginary
+part's sums added (``|x - mean|**2``, a real result). Result dtypes follow NumPy, as the CPU
+backend does.
 Axes arrive normalised by the namespace (None, an int or a tuple of ints).
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -31,6 +34,7 @@ _NoValue: Any = np._NoValue
 LIMIT = (1 << 31) - 1  # elements a plan indexes with 32-bit math
 _IDENTITY = {"sum": 0, "prod": 1, "any": False, "all": True}
 _WITH_INITIAL = {"sum": "add", "prod": "multiply", "max": "maximum", "min": "minimum"}
+_PART = {np.dtype(np.complex64): np.float32, np.dtype(np.complex128): np.float64}
 
 
 class Layout:
@@ -277,16 +281,11 @@ class Reductions:
             self._unsupported(fname, where)
             ctx = x.ctx
             self._check(ctx, x.dtype, fname)
-            res, acc = self._float_types(x, dtype, fname)
-            acc_t = ir.type_of(acc)
-            lay = self.layout(x, axis)
-            if mean is _NoValue or mean is None:
-                m = self._scale(lay.run("sum", acc_t), lay.count)
-            else:  # a given mean (keepdims shape), as a contiguous accumulator-typed array
-                if not isinstance(mean, ops.native):
-                    mean = ops.constant(ctx, mean, acc)
-                m = ops.astype(views.broadcast_to(mean, lay.keepdims), acc)
-            r = lay.run("sum", acc_t, mean=m)
+            if x.dtype.kind == "c":
+                res, acc, r, lay = self._complex_squares(x, axis, dtype, mean, fname)
+            else:
+                res, acc = self._float_types(x, dtype, fname)
+                r, lay = self._squares(x, axis, acc, mean)
             r = self._scale(r, max(lay.count - ddof, 0), sqrt)
             if res != acc:
                 r = ops.astype(r, res)
@@ -294,6 +293,48 @@ class Reductions:
 
         fn.__name__ = fname
         return fn
+
+    def _squares(self, x: Any, axis: Any, acc: np.dtype, mean: Any) -> tuple[Any, Layout]:
+        """The sums of centred squares of the real ``x`` (flat, ``acc``) and its layout."""
+        ops = self.ops
+        acc_t = ir.type_of(acc)
+        lay = self.layout(x, axis)
+        if mean is _NoValue or mean is None:
+            m = self._scale(lay.run("sum", acc_t), lay.count)
+        else:  # a given mean (keepdims shape), as a contiguous accumulator-typed array
+            if not isinstance(mean, ops.native):
+                mean = ops.constant(x.ctx, mean, acc)
+            m = ops.astype(views.broadcast_to(mean, lay.keepdims), acc)
+        return lay.run("sum", acc_t, mean=m), lay
+
+    def _complex_squares(self, x: Any, axis: Any, dtype: Any, mean: Any,
+                         fname: str) -> tuple[np.dtype, np.dtype, Any, Layout]:  # fmt: skip
+        """(result dtype, accumulation dtype, sums of ``|x - mean|**2``, layout) of complex
+        ``x``: NumPy's definition, the real part's centred squares plus the imaginary part's.
+        The result is real unless ``dtype`` is complex (NumPy returns that dtype then)."""
+        ops = self.ops
+        res = np.dtype(_PART[x.dtype] if dtype is None else dtype)
+        x.ctx.check_dtype(res, fname)
+        acc = np.dtype(_PART.get(res, np.float32 if res == np.float16 else res))
+        if acc.kind != "f":
+            raise TypeError(f"ruda.{fname}: dtype={res} cannot hold the variance of {x.dtype}")
+        given = mean is not _NoValue and mean is not None
+        means: tuple[Any, Any] = (mean, mean)
+        if given:
+            if isinstance(mean, ops.native):
+                means = (ops.apply(OPS["real"], (mean,)), ops.apply(OPS["imag"], (mean,)))
+            else:
+                means = (complex(mean).real, complex(mean).imag)
+        elif res.kind != "c" and dtype is not None:
+            # NumPy: a real dtype= sums the mean in it, dropping its imaginary part (with a
+            # ComplexWarning); the squares keep both parts of x - mean
+            warnings.warn("Casting complex values to real discards the imaginary part",
+                          np.exceptions.ComplexWarning, stacklevel=3)  # fmt: skip
+            means = (means[0], 0.0)
+        r, lay = self._squares(ops.apply(OPS["real"], (x,)), axis, acc, means[0])
+        r_im, _ = self._squares(ops.apply(OPS["imag"], (x,)), axis, acc, means[1])
+        ops.apply(OPS["add"], (r, r_im), r)
+        return res, acc, r, lay
 
     def library(self) -> dict[str, Any]:
         lib = {op: self.reducer(op) for op in ("sum", "prod", "max", "min", "any", "all")}

@@ -6,7 +6,9 @@ The sorted axis is moved last (a ruda copy kernel when that is not a layout a pl
 each row of ``[rows, n]`` is sorted (every sort is stable), and the result is handed back with
 the axis where it was. The set functions flatten, sort with the element indices, flag where
 each value starts, scan the flags and scatter; the host reads one number, the count of unique
-values, to size the outputs.
+values, to size the outputs. They take complex input too (NumPy's lexicographic order, each
+value with a NaN part its own value, last), through composite keys of 2 or 4 words; sort and
+argsort stay real-only (``dtype_gate.REAL_ONLY``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._kernels import ir, tune
+from ..._kernels import ir, sort_keys, tune
 from ..._kernels import scan as ks
 from ..._kernels import sort as kso
 from ..._kernels import unique as ku
@@ -141,11 +143,11 @@ class Sorting:
         w = kso.words(t)
         flags = alloc.empty((n,), np.uint32)
         ids = alloc.empty((n,), np.uint32)
-        nan = kso.flips(t, True) if t.is_float else (0, 0)  # a NaN's key: all significant ones
+        nans = t.is_float or t.is_complex
+        above = sort_keys.nan_above(t) if nans else 0  # NaN keys' top words are larger
         p = Plan()
         groups = _cdiv(n, ku.WG)
-        p.launches.append(Launch(ku.build_flags(w, t.is_float), ("keys", "flags"), (n, *nan),
-                                 groups))  # fmt: skip
+        p.launches.append(Launch(ku.build_flags(w, nans), ("keys", "flags"), (n, above), groups))
         ks.plan_scan("cumulative_sum", ir.U32, ir.U32, 1, n, None, False, p, "flags", "ids")
         first = alloc.empty((n,), np.uint32)
         index = alloc.empty((n,), np.int64)
