@@ -20,8 +20,9 @@ or assumed through ``RUDA_WGPU_ASSUME``) say where the adapter's own arithmetic 
 with shader-f64 and shader-int64, op-table kernels (``elementwise.is_elementwise``) then take
 exact routes through ``exactmath`` (other kernels keep the fast arithmetic; their results are
 not bit-exact anyway): "f32-flushes" (f32 subnormals flush to zero: every f32 operation computes
-in f64 and rounds once), "f32-div-inexact" (f32 division through f64) and "f64-div-inexact"
-(f64 division corrected to the correctly rounded quotient).
+in f64 and rounds once), "f32-div-inexact" (f32 division through f64), "f64-div-inexact" (f64
+division corrected to the correctly rounded quotient) and "f64-contracts" (the driver fuses an
+f64 ``a * b + c`` into an fma, which NumPy's loops do not: every f64 product is kept apart).
 """
 
 from __future__ import annotations
@@ -73,7 +74,8 @@ _F64_MATH = frozenset({"shader-f64", "shader-int64"})
 
 # Pseudo-features: what the adapter's arithmetic gets wrong (module docstring).
 FLUSHES, DIV32, DIV64 = "f32-flushes", "f32-div-inexact", "f64-div-inexact"
-PSEUDO_FEATURES = frozenset({FLUSHES, DIV32, DIV64})
+CONTRACTS = "f64-contracts"
+PSEUDO_FEATURES = frozenset({FLUSHES, DIV32, DIV64, CONTRACTS})
 # f32 functions computed in f64 and rounded once where the adapter flushes f32 subnormals
 # (each is exact that way, but for an fma, which rounds twice)
 F32_EXACT_VIA_F64 = frozenset(
@@ -103,6 +105,7 @@ class WGSL(CLike):
         "uniform_load": "workgroupUniformLoad(&{0})",
         # the plain conversions and division, which exact routes never reroute (exactmath)
         "raw_f64": "f64({0})", "raw_f32": "f32({0})", "raw_div": "{0} / {1}",
+        "raw_mul": "{0} * {1}",
     }  # fmt: skip
     ir_functions = {
         "log1p": libm.log1p, "expm1": libm.expm1, "hypot": mathlib.hypot,
@@ -119,6 +122,7 @@ class WGSL(CLike):
         self.flush = self.wide and FLUSHES in have
         self.div32 = self.wide and bool({FLUSHES, DIV32, DIV64} & have)
         self.div64 = self.wide and DIV64 in have
+        self.apart = self.wide and CONTRACTS in have
         self.exact = False
         self.prefix = ""  # global names' prefix, so several kernels can share one module
 
@@ -130,7 +134,10 @@ class WGSL(CLike):
     @staticmethod
     def _widen(a: ir.Expr) -> ir.Expr:
         if isinstance(a, ir.Const) and a.type is ir.F32:  # the f32 value, as an f64 literal
-            return ir.Const(float(struct.unpack("<f", struct.pack("<f", a.value))[0]), ir.F64)
+            try:
+                return ir.Const(struct.unpack("<f", struct.pack("<f", a.value))[0], ir.F64)
+            except (OverflowError, struct.error):  # not an f32 value: convert as written
+                pass
         return ir.cast(a, ir.F64)
 
     def _via_f64(self, e: ir.Binary | ir.Call) -> str:
@@ -162,6 +169,8 @@ class WGSL(CLike):
                 return self._via_f64(e)
             if e.op == "div" and self.div64 and e.type is ir.F64:
                 return super()._e_call(exactmath.divide()(e.a, e.b))
+            if e.op == "mul" and self.apart and e.type is ir.F64:
+                return super()._e_call(exactmath.multiply()(e.a, e.b))
         if e.op in ("shl", "shr"):
             b = e.b
             if isinstance(b, ir.Const):

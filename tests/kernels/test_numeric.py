@@ -8,6 +8,7 @@ tests/kernels/test_nvidia_paths.py runs these checks with the pseudo-features fo
 from __future__ import annotations
 
 import warnings
+from functools import cache
 
 import numpy as np
 import pytest
@@ -82,10 +83,16 @@ def _inputs(name: str, ins, rng) -> list[np.ndarray]:
 WIDE = frozenset({"shader-f16", "shader-f64", "shader-int64"})
 
 
-def renders_differently(name: str, ins, out, features: frozenset[str], base: frozenset[str]) -> bool:
+@cache
+def _source(name: str, ins, out, features: frozenset[str]) -> str:
+    return wgsl.render(elementwise.build(name, ins, out, None), features)
+
+
+def renders_differently(
+    name: str, ins, out, features: frozenset[str], base: frozenset[str]
+) -> bool:
     """Whether op ``name``'s kernel renders differently for ``features`` than for ``base``."""
-    k = elementwise.build(name, ins, out, None)
-    return wgsl.render(k, features) != wgsl.render(k, base)
+    return _source(name, ins, out, frozenset(features)) != _source(name, ins, out, frozenset(base))
 
 
 def _cases():
@@ -137,8 +144,10 @@ def check(run: Runner, feats: set[str], name: str, ins, out, mode: str, rng, req
         pytest.skip("adapter lacks shader-f64 / shader-int64: f32 math stays in f32")
     if mode == "native" and wide and wgsl.FLUSHES in run.features and ins[0] in (ir.F16, ir.F32):
         # the runtime renders f32 math through f64 here (mode f64); in f32 it cannot be exact
-        pytest.skip("the adapter flushes f32 subnormals and has shader-f64: f32 math goes "
-                    "through f64 (mode f64); native f32 math runs on adapters that keep them")
+        pytest.skip(
+            "the adapter flushes f32 subnormals and has shader-f64: f32 math goes "
+            "through f64 (mode f64); native f32 math runs on adapters that keep them"
+        )
     why = _known(name, ins[0].name, mode)
     if why:
         request.applymarker(pytest.mark.xfail(reason=why, strict=True))
