@@ -200,20 +200,31 @@ def eig_end(t: ir.Type, vectors: bool, wg: int = WG) -> ir.Kernel:
 
 @cache
 def svd_begin(t: ir.Type, vectors: bool = True, wg: int = WG) -> ir.Kernel:
-    """Each m x n matrix of ``a`` scaled by a power of two (kept in ``scale``); with
-    ``vectors`` V = I for each n x n matrix of ``v``."""
+    """Each m x n matrix of ``a`` scaled by a power of two (kept in ``scale``), the sum of its
+    squares then into ``fro`` (block Jacobi's noise floor); with ``vectors`` V = I for each
+    n x n matrix of ``v``."""
     lc.reset_names()
-    a, v, scale = lc.rw_buffers("a:t v:t scale:r", t)
+    a, v, scale, fro = lc.rw_buffers("a:t v:t scale:r fro:r", t)
     params = _params("batch", "m", "n")
     b, m, n = lc.matrix(), params[1].var, params[2].var
-    body, red = _scale_down(lc.Mat(a, b * m * n, n), m, n, scale, b, wg)
+    am = lc.Mat(a, b * m * n, n)
+    body, red = _scale_down(am, m, n, scale, b, wg)
+    part, e = lc.fresh("part", red.elem), lc.fresh("e", U32)
+    summed, total = lc.wg_sum(red, part, wg)
+    body += [
+        Let(part, Const(0.0, red.elem), mutable=True),
+        ir.For(e, lc.lid(), m * n, Const(wg, U32),
+               (ir.Assign(part, part + lc.absq(am(e / n, e % n))),)),
+        *summed,
+        If(lc.lid().eq(0), (ir.store(fro, b, total),)),
+    ]  # fmt: skip
     if vectors:
         vm = lc.Mat(v, b * n * n, n)
         one, zero = Const(1.0, t), Const(0.0, t)
         eye = lambda i, j: [vm.set(i, j, ir.select(i.eq(j), one, zero))]  # noqa: E731
         body.append(lc.spread2(0, n, 0, n, eye, wg))
     name = f"linalg_step_svd_begin_{t.name}_v{int(vectors)}_wg{wg}"
-    return lc.kernel(name, [a, v, scale], params, body, wg, [red])
+    return lc.kernel(name, [a, v, scale, fro], params, body, wg, [red])
 
 
 @cache

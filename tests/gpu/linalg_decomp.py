@@ -225,6 +225,109 @@ def test_svd(shape, dtype, gdev, rng):
     close(ruda.linalg.svdvals(x), s2, dtype, scale=max(m, n) ** 0.5)
 
 
+def _random(rng, shape, dtype):
+    a = rng.standard_normal(shape)
+    if numpy.dtype(dtype).kind == "c":
+        a = a + 1j * rng.standard_normal(shape)
+    return a.astype(dtype)
+
+
+def _real(dtype):
+    return "float32" if dtype in ("float32", "complex64") else "float64"
+
+
+def _small(diff, like, dtype, scale=1.0):
+    """|diff| within the tolerance of ``dtype`` relative to the largest |like| (at least 1)."""
+    ref = max(float(numpy.abs(like).max()) if numpy.size(like) else 0.0, 1.0) * scale
+    err = float(numpy.abs(diff).max()) if numpy.size(diff) else 0.0
+    assert err <= TOL[_real(dtype)] * ref, f"max error {err} (scale {ref})"
+
+
+def _unitary_columns(q, dtype):
+    q = to_numpy(q).astype(numpy.complex128)
+    k = q.shape[-1]
+    eye = numpy.broadcast_to(numpy.eye(k), (*q.shape[:-2], k, k))
+    _small(numpy.conj(numpy.swapaxes(q, -1, -2)) @ q - eye, eye, dtype)
+
+
+def _check_svd(x, a, full, dtype):
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    wide = numpy.complex128 if numpy.dtype(dtype).kind == "c" else numpy.float64
+    s2 = numpy.linalg.svd(a.astype(wide), compute_uv=False)
+    u, s, vh = ruda.linalg.svd(x, full_matrices=full)
+    uc, vr = (m, n) if full else (k, k)
+    assert u.shape[-2:] == (m, uc) and vh.shape[-2:] == (vr, n) and s.shape[-1] == k
+    assert u.dtype == x.dtype and vh.dtype == x.dtype
+    assert to_numpy(s).dtype == numpy.dtype(_real(dtype))
+    close(s, s2, _real(dtype), scale=max(m, n) ** 0.5)
+    _unitary_columns(u, dtype)
+    _unitary_columns(ruda.matrix_transpose(vh), dtype)
+    uu, vv = to_numpy(u).astype(wide), to_numpy(vh).astype(wide)
+    rec = (uu[..., :, :k] * to_numpy(s)[..., None, :]) @ vv[..., :k, :]
+    _small(rec - a, a, dtype, scale=max(m, n) ** 0.5)
+    close(ruda.linalg.svdvals(x), s2, _real(dtype), scale=max(m, n) ** 0.5)
+
+
+# The large-matrix paths: at least twice as many rows as columns (or columns as rows) take a
+# blocked Householder QR first, then the SVD of R (its own block Jacobi for 64+ columns), and
+# U = Q [U_R; 0]; square-ish ones with 64+ columns take block Jacobi directly.
+@pytest.mark.parametrize("shape", [(3000, 40), (40, 3000), (2, 700, 70)])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+def test_svd_tall_and_wide(shape, dtype, gdev, rng):
+    a = _random(rng, shape, dtype)
+    _check_svd(ruda.asarray(a, device=gdev), a, False, dtype)
+
+
+@pytest.mark.parametrize("shape", [(400, 30), (30, 400)])
+@pytest.mark.parametrize("dtype", ["float32", "complex128"])
+def test_svd_tall_full_matrices(shape, dtype, gdev, rng):
+    a = _random(rng, shape, dtype)
+    _check_svd(ruda.asarray(a, device=gdev), a, True, dtype)
+
+
+@pytest.mark.parametrize("shape", [(2, 100, 70), (80, 120)])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+def test_svd_block_jacobi(shape, dtype, gdev, rng):
+    a = _random(rng, shape, dtype)
+    _check_svd(ruda.asarray(a, device=gdev), a, False, dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_svd_large_rank_deficient(dtype, gdev, rng):
+    # zero singular values: U's columns for them are completed by a QR; tall and square-ish
+    for shape in [(600, 70), (90, 70)]:
+        a = rng.standard_normal((shape[0], 20)) @ rng.standard_normal((20, shape[1]))
+        a = a.astype(dtype)
+        _check_svd(ruda.asarray(a, device=gdev), a, shape[0] < 300, dtype)
+
+
+@pytest.mark.parametrize("shape", [(600, 70), (70, 600)])
+@pytest.mark.parametrize("dtype", ["float32", "complex128"])
+@pytest.mark.parametrize("groups", [16, 64])
+def test_qr_blocked(shape, dtype, groups, gdev, rng, monkeypatch):
+    # the blocked Householder QR of large matrices: NumPy's R (LAPACK's signs); ``groups``:
+    # workgroups per panel step on lavapipe (more: each reads more partial sums)
+    from ruda._backends.gpu import linalg_blocked
+
+    monkeypatch.setattr(linalg_blocked, "LLVMPIPE_GROUPS", groups)
+    # huge entries: wgpu's kernels divide by a power of two first (cuSOLVER has its own ways)
+    a = _random(rng, shape, dtype) * (1e20 if "wgpu" in str(gdev) else 1.0)
+    wide = numpy.complex128 if numpy.dtype(dtype).kind == "c" else numpy.float64
+    x = ruda.asarray(a, device=gdev)
+    m, n = shape
+    for mode in ("reduced", "complete"):
+        q, r = ruda.linalg.qr(x, mode=mode)
+        q2, r2 = numpy.linalg.qr(a.astype(wide), mode=mode)
+        assert q.shape == q2.shape and r.shape == r2.shape
+        _unitary_columns(q, dtype)
+        rr = to_numpy(r)
+        assert numpy.all(numpy.tril(rr, -1) == 0)
+        got = to_numpy(q).astype(wide) @ rr
+        _small(got - a, a, dtype, scale=max(m, n) ** 0.5)
+        _small(rr - r2, r2, dtype, scale=max(m, n) ** 0.5)
+
+
 def test_svd_rank_deficient(gdev, rng):
     a = rng.standard_normal((7, 2)) @ rng.standard_normal((2, 5))
     u, s, vh = ruda.linalg.svd(ruda.asarray(a, device=gdev))

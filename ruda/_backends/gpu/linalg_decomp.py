@@ -8,9 +8,11 @@ Each op copies its input into a fresh contiguous working stack of the working dt
 stays float32; integers and booleans become float64, as NumPy does), then queues its kernels as
 one plan (``ops.run_plan``: launches recorded in order). Small matrices take one kernel, one
 workgroup per matrix (in workgroup memory where it fits); large ones (``linalg_steps``) take
-a launch per column step or Jacobi round. Failures (not positive definite, singular, no
-convergence) are flags the kernels set; an op that can fail reads them back once and raises
-NumPy's LinAlgError, as NumPy does.
+a launch per column step or Jacobi round, many workgroups per matrix: QR is blocked
+Householder with matrix products (``linalg_blocked``), the SVD block Jacobi, and a large SVD
+with at least twice as many rows as columns (or the reverse) first reduces the matrix to the
+R of its QR. Failures (not positive definite, singular, no convergence) are flags the kernels
+set; an op that can fail reads them back once and raises NumPy's LinAlgError, as NumPy does.
 """
 
 from __future__ import annotations
@@ -26,9 +28,12 @@ from ..._kernels import linalg_compose as kc
 from ..._kernels import linalg_jacobi as kj
 from ..._kernels import linalg_lu as kl
 from ..._kernels import linalg_qr as kq
+from . import linalg_blocked as blocked
 from . import linalg_steps as steps
 from . import views
 from .linalg_compose import LinalgBase, LinAlgError, Plans, real_dtype, work_dtype
+
+SEPARATED = 1e-4  # promoted SVDs skip U's QR when every s_i exceeds this of s_max
 
 
 class LinalgDecomp(LinalgBase):
@@ -40,7 +45,7 @@ class LinalgDecomp(LinalgBase):
         or None for the multi-dispatch path: large matrices, and any the driver would cut
         short (llvmpipe stops an invocation's loops after 65535 iterations in all)."""
         wg = lc.choose_wg(max(m, n))
-        if max(m, n) >= steps.MULTI_MIN:
+        if max(m, n) >= steps.MULTI_MIN or (kind == "gesvj" and n >= steps.BLOCK_MIN):
             return None
         if "llvmpipe" in getattr(ctx, "description", "") and (
             lc.loop_iterations(kind, m, n, k, wg) > lc.LOOP_LIMIT
@@ -164,41 +169,46 @@ class LinalgDecomp(LinalgBase):
         return sign, logabs
 
     # -- QR ------------------------------------------------------------------------------------
-    def _geqrf(self, p: Plans, a: Any) -> tuple[Any, Any]:
-        """Queue R of the contiguous stack ``a`` (..., m, n) in place: (reflectors, betas)."""
+    def _geqrf(self, p: Plans, a: Any, qc: int = 0) -> blocked.Reflectors:
+        """Queue R of the contiguous stack ``a`` (..., m, n) in place: its reflectors (blocked,
+        with T factors, for large matrices or when Q's ``qc`` columns will need them)."""
         ctx = a.ctx
         m, n = a.shape[-2:]
         k = min(m, n)
         batch = math.prod(a.shape[:-2])
+        wg = self._wg(ctx, "geqrf", m, n, 0)
+        if wg is None or (qc and self._wg(ctx, "orgqr", m, k, qc) is None):
+            return blocked.geqrf(self, p, a.reshape(batch, m, n))
         v = self._new(ctx, (batch, m, k), a.dtype)
         beta = self._new(ctx, (batch, k), a.dtype)
-        wg = self._wg(ctx, "geqrf", m, n, 0)
-        if wg is None:
-            steps.geqrf(p, a, v, beta)
-        else:
-            p.add(
-                kq.geqrf(ir.type_of(a.dtype), wg),
-                {"a": a, "v": v, "beta": beta},
-                (batch, m, n),
-                batch,
-            )
-        return v, beta
+        p.add(
+            kq.geqrf(ir.type_of(a.dtype), wg), {"a": a, "v": v, "beta": beta}, (batch, m, n), batch
+        )
+        return blocked.Reflectors(v, beta)
 
-    def _orgqr(self, p: Plans, v: Any, beta: Any, m: int, qc: int, lead: tuple[int, ...]) -> Any:
+    def _orgqr(
+        self, p: Plans, refl: blocked.Reflectors, m: int, qc: int, lead: tuple[int, ...]
+    ) -> Any:
+        v, beta = refl.v, refl.beta
         k = v.shape[-1]
         batch = math.prod(lead)
+        if refl.tt is not None:
+            return blocked.orgqr(self, p, refl, m, qc).reshape((*lead, m, qc))
         q = self._new(v.ctx, (*lead, m, qc), v.dtype)
-        wg = self._wg(v.ctx, "orgqr", m, k, qc)
-        if wg is None:
-            steps.orgqr(p, v, beta, q)
-        else:
-            p.add(
-                kq.orgqr(ir.type_of(v.dtype), wg),
-                {"v": v, "beta": beta, "q": q},
-                (batch, m, qc, k),
-                batch,
-            )
+        p.add(
+            kq.orgqr(ir.type_of(v.dtype), self._wg(v.ctx, "orgqr", m, k, qc) or lc.WG),
+            {"v": v, "beta": beta, "q": q},
+            (batch, m, qc, k),
+            batch,
+        )
         return q
+
+    def _matmul(self, ctx: Any) -> Any:
+        """The backend's matmul over native arrays (ruda's tiled kernel on wgpu)."""
+        from ..._devices import Device
+        from ..._dispatch import lookup
+
+        return lookup("matmul", Device(ctx.name))
 
     def qr(self, x: Any, mode: str = "reduced") -> Any:
         if mode == "raw":
@@ -215,8 +225,8 @@ class LinalgDecomp(LinalgBase):
             return rr if mode == "r" else (self._eye(ctx, lead, m, qc, r), rr)
         a = self._work(x, r, "qr")
         p = Plans(self.ops)
-        v, beta = self._geqrf(p, a)
-        q = None if mode == "r" else self._orgqr(p, v, beta, m, qc, lead)
+        refl = self._geqrf(p, a, 0 if mode == "r" else qc)
+        q = None if mode == "r" else self._orgqr(p, refl, m, qc, lead)
         p.run(ctx)
         rmat = a if qc == m else self.ops.copy(a[..., :k, :])
         return rmat if q is None else (q, rmat)
@@ -261,6 +271,18 @@ class LinalgDecomp(LinalgBase):
         return self._eigh(x, UPLO, False, "eigvalsh")[0]
 
     # -- SVD -------------------------------------------------------------------------------------
+    def _jacobi_dtype(self, ctx: Any, r: np.dtype) -> np.dtype:
+        """float32 (complex64) data take the block Jacobi in float64 (complex128) where the
+        device has it: float32's rotations, thousands per column, would cost digits."""
+        wide = {"float32": np.float64, "complex64": np.complex128}.get(np.dtype(r).name)
+        if wide is None:
+            return np.dtype(r)
+        try:
+            ctx.check_dtype(np.dtype(wide), "linalg.svd")
+        except (TypeError, ValueError):
+            return np.dtype(r)
+        return np.dtype(wide)
+
     def svd(
         self,
         x: Any,
@@ -271,7 +293,8 @@ class LinalgDecomp(LinalgBase):
     ) -> Any:
         """One-sided Jacobi on the tall one of x and x^T; U is completed (full_matrices) and
         made exactly orthonormal (zero singular values) by a QR of it, signs kept. A wide x
-        works on x^T = U' S V'^H (no conjugate needed): x = conj(V') S U'^T."""
+        works on x^T = U' S V'^H (no conjugate needed): x = conj(V') S U'^T. A large operand
+        with at least twice as many rows as columns is first reduced to its R (``_svd_tall``)."""
         # Note: hermitian=True computes the general SVD (the same factorization NumPy's
         # eigh-based path gives, up to the signs of singular vectors).
         r = work_dtype(x, fname)
@@ -279,7 +302,6 @@ class LinalgDecomp(LinalgBase):
         ctx = x.ctx
         m, n = x.shape[-2:]
         k, lead = min(m, n), x.shape[:-2]
-        batch = math.prod(lead)
         if x.size == 0:
             s = self._zeros(ctx, (*lead, k), rd)
             if not compute_uv:
@@ -288,24 +310,46 @@ class LinalgDecomp(LinalgBase):
             return self._eye(ctx, lead, m, uc, r), s, self._eye(ctx, lead, vr, n, r)
         wide = m < n
         tm, tn = (n, m) if wide else (m, n)
-        a = self._work(x.mT if wide else x, r, fname)
+        wg = self._wg(ctx, "gesvj", tm, tn, 0)
+        if wg is None and tm >= 2 * tn:
+            return self._svd_tall(x, r, full_matrices, compute_uv, fname)
+        # Note: large float32 (complex64) inputs are rotated in float64 (complex128) where the
+        # device has it, and the results rounded back: more accurate than float32 Jacobi.
+        rj = r if wg is not None else self._jacobi_dtype(ctx, r)
+        a = self._work(x.mT if wide else x, rj, fname)
+        out = self._gesvj(a, wg, bool(compute_uv), full_matrices, rj != r, fname)
+        if not compute_uv:
+            return self.ops.astype(out, rd, copy=False).reshape((*lead, tn))
+        q, s, vt = (self.ops.astype(o, d, copy=False) for o, d in zip(out, (r, rd, r), strict=True))
+        s, vt, q = s.reshape((*lead, tn)), vt.reshape((*lead, tn, tn)), q.reshape((*lead, tm, -1))
+        if wide:  # x^T = U' S V'^H: x = conj(V') S U'^T, conj(V') = (V'^H)^T
+            return self.ops.copy(vt.mT), s, self.ops.copy(q.mT)
+        return q, s, vt
+
+    def _gesvj(
+        self, a: Any, wg: int | None, uv: bool, full: bool, promoted: bool, fname: str
+    ) -> Any:
+        """The SVD of the tall working stack ``a`` (..., tm, tn), overwritten: s (batch, tn),
+        or with ``uv`` (U (batch, tm, tm or tn), s, V^H (batch, tn, tn)), U orthonormalised by
+        a QR (signs kept)."""
+        ctx, r = a.ctx, a.dtype
+        tm, tn = a.shape[-2:]
+        batch = math.prod(a.shape[:-2])
         n2 = tn + tn % 2
         t = ir.type_of(r)
-        uv = bool(compute_uv)
         arrays = {
             "a": a,
             "v": self._new(ctx, (batch, tn, tn) if uv else (1,), r),
             "rot": self._new(ctx, (batch, n2), r),
             "idx": self._new(ctx, (batch, tn), np.uint32),
-            "s": self._new(ctx, (*lead, tn), rd),
+            "s": self._new(ctx, (batch, tn), real_dtype(r)),
             "u": self._new(ctx, (batch, tm, tn) if uv else (1,), r),
             "vt": self._new(ctx, (batch, tn, tn) if uv else (1,), r),
             "info": self._zeros(ctx, (batch,), np.int32),
         }
         p = Plans(self.ops)
-        wg = self._wg(ctx, "gesvj", tm, tn, 0)
         if wg is None:
-            steps.gesvj(p, ctx, arrays, uv)
+            steps.gesvj(p, ctx, arrays, uv, promoted)
         else:
             cap = lc.bucket(tm, tn)
             cap = cap if lc.fits((2 if uv else 1) * cap, t, wg, 1) else 0
@@ -315,19 +359,65 @@ class LinalgDecomp(LinalgBase):
             self._raise_if(arrays["info"], "SVD did not converge", fname)
             return arrays["s"]
         u = arrays["u"]
-        qc = tm if full_matrices else tn
-        v, beta = self._geqrf(p, u)  # u becomes R (its diagonal: the signs to keep)
-        q = self._orgqr(p, v, beta, tm, qc, (batch,))
+        qc = tm if full else tn
+        # Note: float32 data rotated in float64 keep U = A V / s (orthonormal to float32's
+        # precision, not exactly) when no singular value is near zero: the QR is for those.
+        if promoted and qc == tn and self._separated(p, arrays["s"]):
+            self._raise_if(arrays["info"], "SVD did not converge", fname)
+            return u, arrays["s"], arrays["vt"]
+        refl = self._geqrf(p, u, qc)  # u becomes R (its diagonal: the signs to keep)
+        q = self._orgqr(p, refl, tm, qc, (batch,))
         p.add(
             kq.sign_columns(t, wg or lc.choose_wg(tm)), {"q": q, "r": u}, (batch, tm, tn, qc), batch
         )
         p.run(ctx)
         self._raise_if(arrays["info"], "SVD did not converge", fname)
-        s, vt = arrays["s"], arrays["vt"].reshape((*lead, tn, tn))
-        q = q.reshape((*lead, tm, qc))
-        if wide:  # x^T = U' S V'^H: x = conj(V') S U'^T, conj(V') = (V'^H)^T
-            return self.ops.copy(vt.mT), s, self.ops.copy(q.mT)
-        return q, s, vt
+        return q, arrays["s"], arrays["vt"]
+
+    def _separated(self, p: Plans, s: Any) -> bool:
+        """Whether every singular value in ``s`` (batch, k) is finite and above ``SEPARATED``
+        of its matrix's largest (one read-back): then U = A V / s from float64 rotations is
+        orthonormal to float32's precision and needs no QR."""
+        p.run(s.ctx)
+        h = s.to_host()
+        top = h.max(axis=-1, keepdims=True)
+        return bool(np.isfinite(h).all() and (h > SEPARATED * top).all())
+
+    def _svd_tall(self, x: Any, r: np.dtype, full: bool, uv: bool, fname: str) -> Any:
+        """The SVD of a large x with tm >= 2 tn (of x or x^T): Householder QR of the tall
+        operand A = Q R (blocked, on the device), the SVD of the tn x tn R = U_R S V^H, then
+        U = Q [U_R; 0] (``full``: Q [[U_R, 0], [0, I]]) by the reflectors' products."""
+        ctx = x.ctx
+        m, n = x.shape[-2:]
+        wide = m < n
+        tm, tn = (n, m) if wide else (m, n)
+        lead = x.shape[:-2]
+        batch = math.prod(lead)
+        rd = real_dtype(r)
+        a = self._work(x.mT if wide else x, r, fname).reshape(batch, tm, tn)
+        p = Plans(self.ops)
+        refl = blocked.geqrf(self, p, a)
+        rj = self._jacobi_dtype(ctx, r)
+        rr = self.ops.astype(a[:, :tn, :], rj)  # R: zeros below its diagonal already
+        wg = self._wg(ctx, "gesvj", tn, tn, 0)
+        out = self._gesvj(rr, wg, uv, False, rj != r, fname)
+        if not uv:
+            return self.ops.astype(out, rd, copy=False).reshape((*lead, tn))
+        ur, s, vt = out
+        qc = tm if full else tn
+        u = self._zeros(ctx, (batch, tm, qc), r)
+        self.ops.assign(u[:, :tn, :tn], ur)
+        if qc > tn:
+            rest = u[:, tn:, tn:]
+            diag = rest.view_of(rest.offset, (batch, qc - tn), (rest._strides[0], qc + 1))
+            self.ops.assign(diag, 1)
+        blocked.apply_q(self, p, refl, u)
+        s = self.ops.astype(s, rd, copy=False).reshape((*lead, tn))
+        vt = self.ops.astype(vt, r, copy=False).reshape((*lead, tn, tn))
+        u = u.reshape((*lead, tm, qc))
+        if wide:  # as in svd: x = conj(V') S U'^T
+            return self.ops.copy(vt.mT), s, self.ops.copy(u.mT)
+        return u, s, vt
 
     def svdvals(self, x: Any) -> Any:
         return self.svd(x, compute_uv=False, fname="svdvals")

@@ -1,10 +1,12 @@
 """The multi-dispatch path of the GPU linalg ops (large matrices): the step kernels of
-``ruda._kernels.linalg_steps`` and ``linalg_jacobi_steps`` queued in order on a ``Plans``.
+``ruda._kernels.linalg_steps``, ``linalg_jacobi_steps`` and ``linalg_jacobi_block`` queued in
+order on a ``Plans`` (QR's blocked path, with matrix products, is ``linalg_blocked``).
 
-Cholesky, LU and QR queue one panel launch and one update launch per column step; the LU solve
-one launch per substitution step. Jacobi queues a sweep as rounds of three or four launches
-and a convergence check; sweeps go in chunks of ``CHUNK``, after each of which the host reads
-the per-matrix ``done`` flags (set on the device) to learn whether to queue more.
+Cholesky and LU queue one panel launch and one update launch per column step; the LU solve one
+launch per substitution step. Jacobi eigh queues a sweep as rounds of four launches and a
+convergence check; the SVD's block Jacobi a launch per round of column blocks and the check.
+Sweeps go in chunks of ``CHUNK``, after each of which the host reads the per-matrix ``done``
+flags (set on the device) to learn whether to queue more.
 """
 
 from __future__ import annotations
@@ -16,11 +18,14 @@ import numpy as np
 
 from ..._kernels import ir
 from ..._kernels import linalg_common as lc
+from ..._kernels import linalg_jacobi_block as kjb
 from ..._kernels import linalg_jacobi_steps as kjs
 from ..._kernels import linalg_steps as ks
 
 CHUNK = 2  # Jacobi sweeps queued between reads of the done flags
+FIRST_LARGE = 4  # block Jacobi of 128+ columns: sweeps before the first read (it needs more)
 MULTI_MIN = 256  # matrices this large take the multi-dispatch path on every device
+BLOCK_MIN = 64  # SVDs with this many columns take block Jacobi (one workgroup per matrix crawls)
 
 
 def _t(x: Any) -> ir.Type:
@@ -62,32 +67,14 @@ def getrs(p: Any, a: Any, piv: Any, x: Any, eye: bool) -> None:
     _tiled(p, ks.getrs_scale(t), arrays, batch, n * k, n, k)
 
 
-def geqrf(p: Any, a: Any, v: Any, beta: Any) -> None:
-    batch, t = math.prod(a.shape[:-2]), _t(a)
-    m, n = a.shape[-2:]
-    kmax = min(m, n)
-    update, arrays = ks.reflect(t, True), {"v": v, "beta": beta, "x": a}  # R = H^H A
-    for k in range(kmax):
-        p.add(ks.geqrf_panel(t), {"a": a, "v": v, "beta": beta}, (batch, m, n, k), batch)
-        _tiled(p, update, arrays, batch, n - k - 1, m, n, kmax, k, k + 1)
-
-
-def orgqr(p: Any, v: Any, beta: Any, q: Any) -> None:
-    batch, t = math.prod(q.shape[:-2]), _t(q)
-    m, qc = q.shape[-2:]
-    kmax = v.shape[-1]
-    _tiled(p, ks.identity(t), {"x": q}, batch, m * qc, m, qc)
-    for k in range(kmax - 1, -1, -1):
-        _tiled(p, ks.reflect(t), {"v": v, "beta": beta, "x": q}, batch, qc, m, qc, kmax, k, 0)
-
-
-def _sweeps(p: Any, ctx: Any, done: Any, sweep: Any) -> None:
-    """Run ``sweep()``s in chunks until every matrix is done or MAX_SWEEPS were queued."""
-    queued = 0
+def _sweeps(p: Any, ctx: Any, done: Any, sweep: Any, first: int = CHUNK) -> None:
+    """Run ``sweep()``s in chunks (``first`` sweeps, then ``CHUNK`` at a time) until every
+    matrix is done or MAX_SWEEPS were queued."""
+    queued, chunk = 0, first
     while queued < lc.MAX_SWEEPS:
-        for _ in range(CHUNK):
+        for _ in range(chunk):
             sweep()
-        queued += CHUNK
+        queued, chunk = queued + chunk, CHUNK
         p.run(ctx)
         if done.to_host().all():  # flags set on the device: one small read per chunk
             return
@@ -145,28 +132,44 @@ def syevj(p: Any, ctx: Any, arrays: dict[str, Any], upper: bool, vectors: bool) 
     p.add(kjs.eig_end(t, vectors), {**arrays, "done": done, "scale": scale}, (batch, n), batch)
 
 
-def gesvj(p: Any, ctx: Any, arrays: dict[str, Any], vectors: bool) -> None:
-    """Queue the SVD of the tall stack ``arrays['a']`` (the single kernel's buffers)."""
+def gesvj(p: Any, ctx: Any, arrays: dict[str, Any], vectors: bool, promoted: bool = False) -> None:
+    """Queue the SVD of the tall stack ``arrays['a']`` (the single kernel's buffers) by block
+    Jacobi (``linalg_jacobi_block``): a sweep is a launch per round of column blocks, then the
+    convergence check. ``promoted``: float32 data computed in float64 (its tolerance)."""
     a, v = arrays["a"], arrays["v"]
     batch, t = math.prod(a.shape[:-2]), _t(a)
     m, n = a.shape[-2:]
     n2 = n + n % 2
+    blocks = -(-n // (kjb.width(t) // 2))
+    nbe = max(2, blocks + blocks % 2)
     done = p.ops.fill(ctx.allocator.empty((batch,), np.uint32), 0)
     rotated = p.ops.fill(ctx.allocator.empty((batch,), np.uint32), 0)
     scale = ctx.allocator.empty((batch,), arrays["s"].dtype)  # svd_begin's, for svd_end
-    p.add(kjs.svd_begin(t, vectors), {"a": a, "v": v, "scale": scale}, (batch, m, n), batch)
-    scratch = {"a": a, "rot": arrays["rot"], "done": done, "rotated": rotated}
-    targets = [(a, False, False)] + ([(v, False, False)] if vectors else [])
+    fro = ctx.allocator.empty((batch,), arrays["s"].dtype)  # sum of squares: the noise floor
+    begin = {"a": a, "v": v, "scale": scale, "fro": fro}
+    p.add(kjs.svd_begin(t, vectors), begin, (batch, m, n), batch)
+    kernel = kjb.round_kernel(t, vectors, promoted)
+    scratch = {"a": a, "v": v, "done": done, "rotated": rotated, "fro": fro}
 
     def sweep() -> None:
-        for r in range(n2 - 1):
-            _round(p, True, scratch, targets, batch, m, n, r)
+        for r in range(nbe - 1):
+            p.add(kernel, scratch, (batch, nbe // 2, m, n, nbe, r), batch * nbe // 2)
         _tiled(p, kjs.svd_check(), {"done": done, "rotated": rotated}, batch, 1)
 
-    _sweeps(p, ctx, done, sweep)
+    _sweeps(p, ctx, done, sweep, FIRST_LARGE if n >= 128 else CHUNK)
     p.add(
         kjs.svd_end(t, vectors), {**arrays, "done": done, "scale": scale}, (batch, m, n, n2), batch
     )
 
 
-__all__ = ["CHUNK", "MULTI_MIN", "geqrf", "gesvj", "getrf", "getrs", "orgqr", "potrf", "syevj"]
+__all__ = [
+    "BLOCK_MIN",
+    "CHUNK",
+    "FIRST_LARGE",
+    "MULTI_MIN",
+    "gesvj",
+    "getrf",
+    "getrs",
+    "potrf",
+    "syevj",
+]
