@@ -113,6 +113,9 @@ def _triangle_(y: CudaArray, lower: bool) -> CudaArray:
         v = real_view(y)
         mask = mask.view_of(mask.offset, (rows, cols, 1), (cols, 1, 0))
     _ops.apply(OPS["multiply"], (v, mask), out=v)
+    # a negative entry times the mask's 0 is -0: adding +0 makes the zeroed triangle +0 (as
+    # triu/tril write it) and changes no other value but a -0's sign
+    _ops.apply(OPS["add"], (v, _ops.constant(y.ctx, 0.0, v.dtype)), out=v)
     return y
 
 
