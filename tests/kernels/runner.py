@@ -123,3 +123,14 @@ def _probed(device, features: frozenset[str]) -> frozenset[str]:
     if key not in _PROBED:
         _PROBED[key] = (device, probe.probe(device, features))
     return _PROBED[key][1]
+
+
+def adapter_or_skip():
+    """The default WebGPU adapter, or a skip saying what is missing (wgpu-py, a Vulkan driver)."""
+    import pytest
+
+    wgpu = pytest.importorskip("wgpu", reason="wgpu-py not installed")
+    adapter = wgpu.gpu.request_adapter_sync()
+    if adapter is None:
+        pytest.skip("no WebGPU adapter (install mesa-vulkan-drivers)")
+    return adapter

@@ -16,7 +16,7 @@ from ruda._kernels import cmath, cuda, elementwise, ir, nvrtc, reduce, scan, wgs
 from ruda._ops import ELEMENTWISE, OPS
 from tests.gpu.complex import EDGES, same_complex, standard_expm1, standard_tanh
 
-from .runner import Runner
+from .runner import Runner, adapter_or_skip
 
 WANTED = {"shader-f16", "shader-f64", "shader-int64", "subgroup"}
 COMPLEX = (ir.C64, ir.C128)
@@ -85,10 +85,7 @@ def test_complex_is_not_ordered():
 # -- compiling ------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def gpu():
-    wgpu = pytest.importorskip("wgpu", reason="wgpu-py not installed")
-    adapter = wgpu.gpu.request_adapter_sync()
-    if adapter is None:
-        pytest.skip("no WebGPU adapter (install mesa-vulkan-drivers)")
+    adapter = adapter_or_skip()
     feats = set(sorted(WANTED & set(adapter.features)))
     return adapter.request_device_sync(required_features=sorted(feats)), feats
 

@@ -17,7 +17,7 @@ from ruda._backends.cpu import elementwise as cpu_elementwise
 from ruda._kernels import elementwise, ir, wgsl
 from ruda._ops import ELEMENTWISE
 
-from .runner import Runner
+from .runner import Runner, adapter_or_skip
 
 # Ops whose result must match NumPy bit for bit (NaN positions too) on every dtype.
 EXACT = {
@@ -116,10 +116,7 @@ def _cases():
 
 @pytest.fixture(scope="module")
 def runner():
-    wgpu = pytest.importorskip("wgpu", reason="wgpu-py not installed")
-    adapter = wgpu.gpu.request_adapter_sync()
-    if adapter is None:
-        pytest.skip("no WebGPU adapter (install mesa-vulkan-drivers)")
+    adapter = adapter_or_skip()
     feats = sorted(WIDE & set(adapter.features))
     dev = adapter.request_device_sync(required_features=feats)
     # the same device, rendered without and with f64 math for f32

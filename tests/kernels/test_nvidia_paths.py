@@ -25,7 +25,7 @@ from ruda._ops import ELEMENTWISE, OPS
 
 from . import test_complex as tc
 from . import test_numeric as tn
-from .runner import Runner
+from .runner import Runner, adapter_or_skip
 
 FORCED = {
     "flushes": frozenset({wgsl.FLUSHES}),  # NVIDIA (if its f64 division is exact)
@@ -38,10 +38,7 @@ WIDE = tn.WIDE
 
 @pytest.fixture(scope="module")
 def gpu():
-    wgpu = pytest.importorskip("wgpu", reason="wgpu-py not installed")
-    adapter = wgpu.gpu.request_adapter_sync()
-    if adapter is None:
-        pytest.skip("no WebGPU adapter (install mesa-vulkan-drivers)")
+    adapter = adapter_or_skip()
     feats = set(WIDE & set(adapter.features))
     if not {"shader-f64", "shader-int64"} <= feats:
         pytest.skip("adapter lacks shader-f64 / shader-int64: there are no exact routes")

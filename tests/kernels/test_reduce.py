@@ -12,7 +12,7 @@ import pytest
 
 from ruda._kernels import cuda, ir, nvrtc, reduce, wgsl
 
-from .runner import Runner
+from .runner import Runner, adapter_or_skip
 
 DTYPES = (ir.F32, ir.F64, ir.I32, ir.I64, ir.U8, ir.BOOL, ir.F16)
 WANTED = {"shader-f16", "shader-f64", "shader-int64", "subgroup"}
@@ -20,10 +20,7 @@ WANTED = {"shader-f16", "shader-f64", "shader-int64", "subgroup"}
 
 @pytest.fixture(scope="module")
 def gpu():
-    wgpu = pytest.importorskip("wgpu", reason="wgpu-py not installed")
-    adapter = wgpu.gpu.request_adapter_sync()
-    if adapter is None:
-        pytest.skip("no WebGPU adapter (install mesa-vulkan-drivers)")
+    adapter = adapter_or_skip()
     feats = sorted(WANTED & set(adapter.features))
     return Runner(adapter.request_device_sync(required_features=feats)), set(feats)
 
