@@ -6,10 +6,9 @@ sort last). Nothing is read back except the "q within [0, 1]" check of a device 
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-from .compose_stats import _arrays
+from .compose_stats import _arrays, rows_over
 
 METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
 
@@ -34,15 +33,10 @@ def _quantile(fname: str, x: Any, q: Any, axis: Any, method: str, keepdims: bool
     if qa.size and bool(rd.any((qa < 0) | (qa > 1) | rd.isnan(qa)).to_device("cpu")):
         raise ValueError(f"ruda.{fname}: Quantiles must be in the range [0, 1]")
     nd = a.ndim
-    axes = tuple(range(nd)) if axis is None else (axis,) if isinstance(axis, int) else axis
-    axes = tuple(sorted(v % nd for v in axes)) if nd else ()
-    keep = [i for i in range(nd) if i not in axes]
-    kept = tuple(a.shape[i] for i in keep)
-    n = math.prod(a.shape[i] for i in axes)
+    rows, kept, axes, n = rows_over(rd, a, axis)
     floating = rd.isdtype(a.dtype, "real floating")
     rdt = a.dtype if floating else rd.float64
-    s = rd.sort(rd.astype(rd.reshape(rd.permute_dims(a, tuple(keep) + axes), kept + (n,)), rdt),
-                axis=-1)  # fmt: skip
+    s = rd.sort(rd.astype(rows, rdt), axis=-1)
     if nan_aware and floating:
         cnt = rd.astype(rd.sum(rd.astype(~rd.isnan(s), rd.int64), axis=-1, keepdims=True),
                         rd.float64)  # fmt: skip

@@ -90,17 +90,23 @@ def _one_hot_sum(rd: Any, a: Any, w: Any, k: int) -> Any:
     return total
 
 
+def rows_over(rd: Any, a: Any, axis: Any) -> tuple[Any, tuple[int, ...], tuple[int, ...], int]:
+    """``a`` with the axes ``axis`` names moved last and merged into one of length n: (those rows,
+    the kept shape, the reduced axes in order, n), for the order statistics."""
+    nd = a.ndim
+    axes = tuple(range(nd)) if axis is None else (axis,) if isinstance(axis, int) else axis
+    axes = tuple(sorted(v % nd for v in axes)) if nd else ()
+    keep = tuple(i for i in range(nd) if i not in axes)
+    kept = tuple(a.shape[i] for i in keep)
+    n = math.prod(a.shape[i] for i in axes)
+    return rd.reshape(rd.permute_dims(a, keep + axes), kept + (n,)), kept, axes, n
+
+
 def median(x: Any, axis: Any = None, overwrite_input: bool = False, keepdims: bool = False,
            out: Any = None) -> Any:  # fmt: skip
     """NumPy's median: sort along the axes, then the middle element or the mean of the two."""
     rd, a = _arrays(x)
-    nd = a.ndim
-    axes = tuple(range(nd)) if axis is None else (axis,) if isinstance(axis, int) else axis
-    axes = tuple(sorted(v % nd for v in axes)) if nd else ()
-    keep = [i for i in range(nd) if i not in axes]
-    kept_shape = tuple(a.shape[i] for i in keep)
-    n = math.prod(a.shape[i] for i in axes)
-    a = rd.reshape(rd.permute_dims(a, tuple(keep) + axes), kept_shape + (n,))
+    a, kept_shape, axes, n = rows_over(rd, a, axis)
     rdt = rd.float64 if a.dtype in (rd.bool,) or rd.isdtype(a.dtype, "integral") else a.dtype
     if n == 0:  # NumPy: nan (with a "Mean of empty slice" warning)
         r = rd.full(kept_shape, rd.nan, dtype=rdt, device=a.device)
