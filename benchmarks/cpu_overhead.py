@@ -75,7 +75,7 @@ def main() -> None:
     for n in (int(s) for s in args.sizes.split(",")):
         rows += measure(n, seconds=0.4 if n <= 100_000 else 2.0)
     cpu = platform.processor() or platform.machine()
-    stamp = time.strftime('%Y-%m-%d')
+    stamp = time.strftime("%Y-%m-%d")
     print(f"# ruda {ruda.__version__} vs numpy {numpy.__version__}, {cpu}, {stamp}")
     print("| case | elements | NumPy | ruda | ruda / NumPy |")
     print("| --- | ---: | ---: | ---: | ---: |")

@@ -6,9 +6,10 @@ or an empty store), ``tune.tune`` within ``--budget`` seconds (the decision pers
 ``--store``), then the default, the decision (and on cuda matmul cuBLAS, when it is neither) on
 fresh inputs: outputs compared (the family's float tolerance; a mismatch is printed loudly and
 the exit status is 1), then timed interleaved on the tuner's runners (WebGPU timestamp queries;
-CUDA events queued behind a spin kernel, so host launch gaps stay outside them), warm-up first,
-median over ``--rounds`` x reps. Matmul shapes are M x N x K (``C[M, N] = A[M, K] @ B[K, N]``,
-C-ordered); 2-D shapes are reduced in full, along axis 0 and along axis -1; 1-D ones in full.
+CUDA events queued behind the timer's spin kernel, so host launch gaps stay outside them), warm-up
+first, median over ``--rounds`` x reps. Matmul shapes are M x N x K (``C[M, N] = A[M, K] @
+B[K, N]``, C-ordered); 2-D shapes are reduced in full, along axis 0 and along axis -1; 1-D ones
+in full.
 The JSON is rewritten after every case: ``--resume`` skips the cases it holds, ``--max-seconds``
 starts no case that would not end in time, ``--report`` prints a JSON's table and verdicts.
 
@@ -68,16 +69,9 @@ def case_id(kind: str, family: str, op: str, shape: tuple[int, ...]) -> str:
     return f"{kind}:{family}:{op}:{'x'.join(map(str, shape))}"
 
 
-_SPIN = r"""extern "C" __global__ void ruda_spin(unsigned long long ns) {
-    unsigned long long t0, t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-    do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); } while (t - t0 < ns);
-}"""
-
-
 class Backend:
     """One GPU backend as the sweep uses it: its ops and context (from a tiny array), the
-    tuner's target and runners, and on cuda the spin kernel."""
+    tuner's target and runners."""
 
     def __init__(self, kind: str) -> None:
         import ruda
@@ -93,10 +87,7 @@ class Backend:
         self.target = self.ops.tuner.target(self.ctx)
         self.spaces: dict[tuple[Any, ...], tuple[list[dict[str, Any]], float]] = {}
         if kind == "cuda":
-            import cupy
-
             self.blas = importlib.import_module("ruda._backends.cuda.library_blas")
-            self.spin = cupy.RawKernel(_SPIN, "ruda_spin")
 
     def space(self, family: str, key: Any) -> tuple[list[dict[str, Any]], float]:
         """The family's valid variants for ``key`` and the seconds enumerating them took, once
@@ -118,24 +109,15 @@ class Backend:
         return (timing.WgpuRunner(self.ctx.device) if self.kind == "wgpu"
                 else PlanRunner(self.ops, self.ctx))  # fmt: skip
 
-    def hold(self, reps: int) -> None:
-        """On cuda, a spin kernel ahead of ``reps`` timed runs: their launches queue up behind
-        it, so each pair of events times the device's work only (nvbench's blocking kernel)."""
-        if self.kind == "cuda":
-            ns = int(min(5e-2, 1e-3 + 1e-4 * reps) * 1e9)
-            self.spin((1,), (1,), (numpy.uint64(ns),))
-
 
 def measure(be: Backend, cands: dict[str, Any], reps_max: int, rounds: int) -> dict[str, float]:
     """Median seconds per run of each candidate, interleaved over ``rounds`` rounds; reps per
     round from a first timing (about 0.25 s of work, at least 3)."""
-    be.hold(3)
     t1 = statistics.median(cands["default"].time(3))
     reps = max(3, min(reps_max, int(0.25 / max(t1, 1e-7))))
     acc: dict[str, list[float]] = {k: [] for k in cands}
     for _ in range(rounds):
         for k, c in cands.items():
-            be.hold(reps)
             acc[k] += c.time(reps)
     return {k: statistics.median(v) for k, v in acc.items()}
 

@@ -594,9 +594,7 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
     if isinstance(x, Array):
         return asarray(x, device=device, copy=copy)
     if not hasattr(x, "__dlpack__"):
-        raise AttributeError(
-            f"ruda.from_dlpack: x must support __dlpack__, got {type(x).__name__}"
-        )
+        raise AttributeError(f"ruda.from_dlpack: x must support __dlpack__, got {type(x).__name__}")
     src = device_from_dlpack(x)
     if device is None:
         if src is None:
@@ -612,8 +610,7 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
         except BufferError as e:
             if copy is False and src is not CPU:
                 raise CopyRequiredError(
-                    f"ruda.from_dlpack: copy=False, but x is on {src} and reaching the cpu "
-                    "copies"
+                    f"ruda.from_dlpack: copy=False, but x is on {src} and reaching the cpu copies"
                 ) from None
             raise BufferError(f"ruda.from_dlpack: {detail(e)}") from None
         return _wrap(data, dev)

@@ -32,6 +32,7 @@ except ImportError:  # pure-Python build: the same rule, one Python call more
         call.__wrapped__ = fn  # type: ignore[attr-defined]
         return call
 
+
 _REGISTERED: dict[tuple[str, str], Callable[..., Any]] = {}
 _ROWS: dict[str, _Row] = {}
 

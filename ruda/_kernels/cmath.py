@@ -308,15 +308,27 @@ def _abs_fn(t: ir.Type) -> ir.Function:
     return _function("abs", t, (z,), f, body)
 
 
+def _subnormal_scale(f: ir.Type) -> tuple[ir.Const, ir.Const, ir.Const]:
+    """The smallest normal, a power of two lifting any subnormal part above it, and its log:
+    hypot of subnormal parts keeps too few bits for log|z| or z / |z|."""
+    bits = 54 if f is ir.F64 else 24
+    tiny = _f(2.0 ** (-1022 if f is ir.F64 else -126), f)
+    return tiny, _f(2.0**bits, f), _f(bits * math.log(2.0), f)
+
+
 @cache
 def _sign(t: ir.Type) -> ir.Function:
     """NumPy 2: z / |z|; 0 for 0; an infinite part gives its unit direction."""
     z = Var("z", t)
     x, y, body = _parts(t, z)
-    h, f = Var("h", t.part), t.part
+    f = t.part
+    h, s, xs, ys = (Var(n, f) for n in ("h", "s", "xs", "ys"))
     one = _f(1.0, f)
+    tiny, scale, _ = _subnormal_scale(f)
     body += [
-        Let(h, ir.call("hypot", x, y)),
+        Let(s, ir.select(ir.call("max", _abs(x), _abs(y)) < tiny, scale, one)),
+        Let(xs, x * s), Let(ys, y * s),
+        Let(h, ir.call("hypot", xs, ys)),
         If(isnan(h), (Return(make(_nan(f), _nan(f), t)),)),
         If(isinf(h), (
             If(land(isinf(x), isinf(y)), (Return(make(_nan(f), _nan(f), t)),)),
@@ -324,7 +336,7 @@ def _sign(t: ir.Type) -> ir.Function:
             Return(make(0.0, copysign(one, y), t)),
         )),
         If(h.eq(0.0), (Return(make(0.0, 0.0, t)),)),
-        Return(make(x / h, y / h, t)),
+        Return(make(xs / h, ys / h, t)),
     ]  # fmt: skip
     return _function("sign", t, (z,), t, body)
 
@@ -340,6 +352,9 @@ def _sqrt(t: ir.Type) -> ir.Function:
     s, k, a, b, h, r = (Var(n, f) for n in ("s", "k", "a", "b", "h", "r"))
     inf = ir.Const(float("inf"), f)
     scaled = lor(_abs(x) >= big, _abs(y) >= big)
+    tiny, up, _ = _subnormal_scale(f)
+    small = ir.call("max", _abs(x), _abs(y)) < tiny
+    root = 2.0 ** -(27 if f is ir.F64 else 12)  # sqrt of 1/up
     body += [
         If(land(x.eq(0.0), y.eq(0.0)), (Return(make(_f(0.0, f), y, t)),)),
         If(isinf(y), (Return(make(inf, y, t)),)),
@@ -348,8 +363,9 @@ def _sqrt(t: ir.Type) -> ir.Function:
             If(x < 0.0, (Return(make(_sel(isnan(y), y, _f(0.0, f)), copysign(inf, y), t)),)),
             Return(make(x, _sel(isnan(y), y, copysign(_f(0.0, f), y)), t)),
         )),
-        # scale z by 1/4 where |x| + hypot could overflow, the root back by 2
-        Let(s, _sel(scaled, _f(0.25, f), _f(1.0, f))), Let(k, _sel(scaled, _f(2.0, f), _f(1.0, f))),
+        # scale z by 1/4 where |x| + hypot could overflow, the root back by 2; subnormal parts up
+        Let(s, _sel(scaled, _f(0.25, f), _sel(small, up, _f(1.0, f)))),
+        Let(k, _sel(scaled, _f(2.0, f), _sel(small, _f(root, f), _f(1.0, f)))),
         Let(a, x * s), Let(b, y * s),
         Let(h, ir.call("hypot", a, b)),
         If(a >= 0.0, (
@@ -401,12 +417,17 @@ def _log(t: ir.Type) -> ir.Function:
     x, y, body = _parts(t, z)
     f = t.part
     ax, ay, h, hi, lo = (Var(n, f) for n in ("ax", "ay", "h", "hi", "lo"))
+    tiny, scale, log_scale = _subnormal_scale(f)
     body += [
         Let(ax, _abs(x)), Let(ay, _abs(y)),
         Let(h, ir.call("hypot", x, y)),
         Let(hi, ir.call("max", ax, ay)), Let(lo, ir.call("min", ax, ay)),
         If(land(h > 0.71, h < 1.73), (  # |z| near 1: log|z| = log1p((hi-1)(hi+1) + lo^2) / 2
             Return(make(0.5 * ir.call("log1p", (hi - 1.0) * (hi + 1.0) + lo * lo),
+                        ir.call("atan2", y, x), t)),
+        )),
+        If(hi < tiny, (  # subnormal parts: hypot has too few bits, so scale up by 2^k first
+            Return(make(ir.call("log", ir.call("hypot", x * scale, y * scale)) - log_scale,
                         ir.call("atan2", y, x), t)),
         )),
         Return(make(ir.call("log", h), ir.call("atan2", y, x), t)),
@@ -621,7 +642,9 @@ def _asin(t: ir.Type) -> ir.Function:
     x, y, body = _parts(t, z)
     p, q = Var("p", t), Var("q", t)
     sq = _sqrt(t)
-    body += [
+    small = _f(2.0**-28 if t.part is ir.F64 else 2.0**-13, t.part)
+    body += [  # asin z = z + z^3/6 + ...: below sqrt(eps) z itself (Kahan's form loses tiny parts)
+        If(ir.call("max", _abs(x), _abs(y)) < small, (Return(z),)),
         Let(p, sq(make(1.0 - x, -y, t))), Let(q, sq(make(1.0 + x, y, t))),
         Return(make(ir.call("atan2", x, re(p) * re(q) - im(p) * im(q)),
                     ir.call("asinh", re(p) * im(q) - im(p) * re(q)), t)),

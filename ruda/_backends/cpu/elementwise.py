@@ -90,3 +90,20 @@ def log1p(x: Any, out: Any = None, **kw: Any) -> np.ndarray:
         fixed = 0.5 * np.log1p(2 * a + a * a + b * b) + 1j * np.arctan2(b, 1 + a)
     r = np.log1p(x, out=out, **kw)
     return _finish(r, fixed.astype(r.dtype, copy=False), near, out)
+
+
+@register("sign", "cpu")
+def sign(x: Any, out: Any = None, **kw: Any) -> np.ndarray:
+    # Note: NumPy's complex sign divides by |z| in the input's precision, so subnormal parts give
+    # 1+1j for (t+tj); scaling z by a power of two first keeps the direction exact.
+    r = np.sign(x, out=out, **kw)
+    xn = np.asarray(x)
+    if r.dtype.kind != "c" or "where" in kw:
+        return r
+    info = np.finfo(xn.dtype)
+    tiny = np.maximum(np.abs(xn.real), np.abs(xn.imag)) < info.tiny
+    if not (tiny & (xn != 0)).any():
+        return r
+    with np.errstate(all="ignore"):
+        fixed = np.sign(xn * xn.real.dtype.type(2.0 ** (info.nmant + 1)))
+    return _finish(r, fixed, tiny, out)

@@ -31,5 +31,3 @@ def expand_dims(x: np.ndarray, axis: int | tuple[int, ...]) -> np.ndarray:
 
 # ndarray.reshape itself (a C method taking shape, order= and copy=): no Python frame per call.
 register("reshape", "cpu")(np.ndarray.reshape)
-
-

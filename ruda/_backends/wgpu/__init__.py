@@ -57,8 +57,21 @@ class WgpuBackend(GpuBackend):
         )
         from .context import context
 
-        super().__init__(context, [ops, reductions, scans, searching, sorting, linalg_products,
-                                   linalg_decomp, linalg_eig, fft, compose])
+        super().__init__(
+            context,
+            [
+                ops,
+                reductions,
+                scans,
+                searching,
+                sorting,
+                linalg_products,
+                linalg_decomp,
+                linalg_eig,
+                fft,
+                compose,
+            ],
+        )
         self._ops = ops
 
     def elementwise(self, entry: Any) -> Callable[..., Any]:
