@@ -21,6 +21,7 @@ import numpy as np
 from ..._kernels import ir
 from ..._kernels.mathlib import isnan
 from ..._ops import OPS
+from ..gpu.kernels import map_layout
 from . import ops as _ops
 from .array import CudaArray
 from .library_blas import contiguous, copy_into, moved_last, new, on
@@ -34,7 +35,7 @@ def _key_kernel(t: ir.Type, ndim: int | None) -> ir.Kernel:
     """``dst = src`` with -0.0 as 0.0 and every NaN the positive NaN: float sort keys in
     NumPy's order.
 
-    The layouts of ``gpu.kernels.cast`` (``ops.launch_map`` runs it): ``ndim=None``
+    The layouts of ``gpu.kernels.cast`` (``map_layout``; ``ops.launch_map`` runs it): ``ndim=None``
     contiguous, an int strided (``s{d}``, ``st0_{d}``, ``off0``, ``sto_{d}``, ``offo``).
 
         >>> from ruda._kernels import cuda, ir
@@ -44,20 +45,10 @@ def _key_kernel(t: ir.Type, ndim: int | None) -> ir.Kernel:
     src = ir.Buffer("src", t, 0)
     dst = ir.Buffer("dst", t, 1, "read_write")
     n = ir.Param("n", ir.U32)
-    params = [n]
     i = ir.Var("i", ir.U32)
     body: list[Any] = [ir.Let(i, ir.Builtin("gid", 0)), ir.If(i >= n.var, (ir.Return(),))]
-    if ndim is None:
-        at_src: ir.Expr = i
-        at_dst: ir.Expr = i
-    else:
-        shape = [ir.Param(f"s{d}", ir.U32) for d in range(ndim)]
-        st_in = [ir.Param(f"st0_{d}", ir.I32) for d in range(ndim)]
-        st_out = [ir.Param(f"sto_{d}", ir.I32) for d in range(ndim)]
-        off_in, off_out = ir.Param("off0", ir.U32), ir.Param("offo", ir.U32)
-        params += [*shape, *st_in, off_in, *st_out, off_out]
-        at_src = _index(i, shape, st_in, off_in)
-        at_dst = _index(i, shape, st_out, off_out)
+    strided, at_src, at_dst = map_layout(i, ndim)
+    params = [n, *strided]
     work = ir.F32 if t is ir.F16 else t  # float16 computes in float32
     v = ir.Var("v", work)
     body.append(ir.Let(v, ir.cast(src[at_src], work)))
@@ -66,18 +57,6 @@ def _key_kernel(t: ir.Type, ndim: int | None) -> ir.Kernel:
     body.append(ir.store(dst, at_dst, ir.cast(key, t)))
     return ir.Kernel(f"sort_key_{t.name}_{'c' if ndim is None else ndim}", (src, dst),
                      tuple(params), tuple(body), (_WG, 1, 1))  # fmt: skip
-
-
-def _index(i: ir.Expr, shape: list[ir.Param], strides: list[ir.Param], off: ir.Param) -> ir.Expr:
-    """Element offset of flat (C-order) index ``i`` in a strided operand (signed strides)."""
-    at: ir.Expr = ir.cast(off.var, ir.I32)
-    rem: ir.Expr = i
-    for d in reversed(range(len(shape))):
-        coord = rem % shape[d].var if d else rem
-        if d:
-            rem = rem / shape[d].var
-        at = at + ir.cast(coord, ir.I32) * strides[d].var
-    return ir.cast(at, ir.U32)
 
 
 def _prepare(x: CudaArray, axis: int | None, descending: bool) -> tuple[CudaArray, Any]:

@@ -31,6 +31,28 @@ def _index(i: ir.Expr, shape: list[ir.Expr], strides: list[ir.Expr], offset: ir.
     return ir.cast(off, ir.U32)
 
 
+def map_layout(i: ir.Expr, ndim: int | None) -> tuple[list[ir.Param], ir.Expr, ir.Expr]:
+    """(the parameters, the source's and the destination's element offset of flat index ``i``)
+    of a one-input map in ``ops.launch_map``'s layouts: ``ndim=None`` contiguous (none, ``i``,
+    ``i``); an int strided (``s{d}``, ``st0_{d}``, ``off0``, ``sto_{d}``, ``offo``).
+
+    >>> [p.name for p in map_layout(ir.Var("i", ir.U32), 2)[0]]
+    ['s0', 's1', 'st0_0', 'st0_1', 'off0', 'sto_0', 'sto_1', 'offo']
+    """
+    if ndim is None:
+        return [], i, i
+    shape = [ir.Param(f"s{d}", ir.U32) for d in range(ndim)]
+    st_in = [ir.Param(f"st0_{d}", ir.I32) for d in range(ndim)]
+    st_out = [ir.Param(f"sto_{d}", ir.I32) for d in range(ndim)]
+    off_in, off_out = ir.Param("off0", ir.U32), ir.Param("offo", ir.U32)
+    sv = [s.var for s in shape]
+    return (
+        [*shape, *st_in, off_in, *st_out, off_out],
+        _index(i, sv, [s.var for s in st_in], off_in.var),
+        _index(i, sv, [s.var for s in st_out], off_out.var),
+    )
+
+
 def _head(n: ir.Param) -> tuple[ir.Var, list[Any]]:
     i = ir.Var("i", ir.U32)
     return i, [ir.Let(i, _flat()), ir.If(i >= n.var, (ir.Return(),))]
@@ -42,19 +64,10 @@ def cast(in_t: ir.Type, out_t: ir.Type, ndim: int | None) -> ir.Kernel:
     src = ir.Buffer("src", in_t, 0)
     dst = ir.Buffer("dst", out_t, 1, "read_write")
     n = ir.Param("n", ir.U32)
-    params = [n]
     i, body = _head(n)
-    if ndim is None:
-        load, at = src[i], i
-    else:
-        shape = [ir.Param(f"s{d}", ir.U32) for d in range(ndim)]
-        st_in = [ir.Param(f"st0_{d}", ir.I32) for d in range(ndim)]
-        st_out = [ir.Param(f"sto_{d}", ir.I32) for d in range(ndim)]
-        off_in, off_out = ir.Param("off0", ir.U32), ir.Param("offo", ir.U32)
-        params += [*shape, *st_in, off_in, *st_out, off_out]
-        sv = [s.var for s in shape]
-        load = src[_index(i, sv, [s.var for s in st_in], off_in.var)]
-        at = _index(i, sv, [s.var for s in st_out], off_out.var)
+    strided, at_src, at = map_layout(i, ndim)
+    params = [n, *strided]
+    load = src[at_src]
     if out_t is ir.BOOL and in_t is not ir.BOOL:
         value: ir.Expr = load.ne(0)  # NumPy: nonzero (NaN included) is True
     else:
