@@ -2,6 +2,9 @@
 
     python benchmarks/interop_bench.py            # PCA 100k x 512, pairwise_distances 20k x 256
     python benchmarks/interop_bench.py --quick    # small sizes, for a CPU-only machine
+    # where the time goes: each call once more under cProfile (with CUDA_LAUNCH_BLOCKING=1 a
+    # kernel's device time is charged to the Python function that launched it)
+    CUDA_LAUNCH_BLOCKING=1 python benchmarks/interop_bench.py --only ruda-cuda,cupy --profile p.txt
 
 Same run, same float32 data: PCA(n_components=32, svd_solver="full").fit and
 sklearn.metrics.pairwise_distances, with NumPy arrays (dispatch off, scikit-learn's NumPy
@@ -13,8 +16,11 @@ by reading one element back. On a CPU-only machine the figure is ruda-cpu's over
 from __future__ import annotations
 
 import argparse
+import cProfile
+import io
 import json
 import os
+import pstats
 import statistics
 import sys
 import time
@@ -57,6 +63,21 @@ def _time(fn, repeats: int, slow: float = 60.0) -> float:
     return statistics.median(ts)
 
 
+def _profile(fn, label: str, path: str) -> None:
+    """Append ``fn``'s profile (one run, after the timed ones) to ``path``: the functions with
+    the most cumulative and the most own time."""
+    prof = cProfile.Profile()
+    prof.enable()
+    _sync(fn())
+    prof.disable()
+    buf = io.StringIO()
+    st = pstats.Stats(prof, stream=buf).strip_dirs()
+    st.sort_stats("cumulative").print_stats(30)
+    st.sort_stats("tottime").print_stats(25)
+    with open(path, "a") as f:
+        f.write(f"==== {label}\n{buf.getvalue()}\n")
+
+
 def _backends(host_pca, host_pd):
     """(label, X for PCA, X for pairwise, dispatch) for every array library here."""
     yield "numpy", host_pca, host_pd, False
@@ -79,7 +100,10 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="small sizes (CPU-only machines)")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--json", help="write the figures here too")
+    ap.add_argument("--only", help="comma-separated backends, e.g. numpy,cupy,ruda-cuda")
+    ap.add_argument("--profile", metavar="TXT", help="append a cProfile of each call here")
     args = ap.parse_args()
+    only = set(args.only.split(",")) if args.only else None
     n_pca, p_pca, n_pd, p_pd = (100_000, 512, 20_000, 256)
     if args.quick:
         n_pca, p_pca, n_pd, p_pd = (10_000, 128, 2_000, 64)
@@ -93,11 +117,15 @@ def main() -> None:
     print(f"{'backend':<14}{'PCA fit (s)':>14}{'vs numpy':>10}{'pairwise (s)':>15}{'vs numpy':>10}")
     base, rows = None, {}
     for label, xp_pca, xp_pd, dispatch in _backends(host_pca, host_pd):
+        if only is not None and label not in only:
+            continue
+        pca = lambda x=xp_pca: PCA(n_components=32, svd_solver="full").fit(x)  # noqa: E731
+        pd = lambda x=xp_pd: pairwise_distances(x)  # noqa: E731
         with sklearn.config_context(array_api_dispatch=dispatch):
-            t_pca = _time(
-                lambda x=xp_pca: PCA(n_components=32, svd_solver="full").fit(x), args.repeats
-            )
-            t_pd = _time(lambda x=xp_pd: pairwise_distances(x), args.repeats)
+            t_pca, t_pd = _time(pca, args.repeats), _time(pd, args.repeats)
+            if args.profile:
+                _profile(pca, f"{label} PCA", args.profile)
+                _profile(pd, f"{label} pairwise_distances", args.profile)
         if base is None:
             base = (t_pca, t_pd)
         rows[label] = {"pca_s": t_pca, "pairwise_s": t_pd}
