@@ -39,6 +39,27 @@ def test_devices_one_per_adapter(wdev) -> None:
         context(len(found))
 
 
+def test_adapters_on_the_targeted_graphics_apis(wdev) -> None:
+    import os
+    import subprocess
+    import sys
+
+    import wgpu
+
+    from ruda._backends.wgpu.context import DEFAULT_BACKENDS, adapters
+
+    assert {a.info["backend_type"].lower() for a in adapters()} <= set(DEFAULT_BACKENDS)
+    every = {a.info["backend_type"].lower() for a in wgpu.gpu.enumerate_adapters_sync()}
+    # RUDA_WGPU_BACKENDS names the APIs instead (read once per process: a fresh one)
+    code = ("from ruda._backends.wgpu.context import adapters; "
+            "print(sorted({a.info['backend_type'].lower() for a in adapters()}))")  # fmt: skip
+    for chosen in (["vulkan"], sorted(every)):
+        env = {**os.environ, "RUDA_WGPU_BACKENDS": ",".join(chosen)}
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, timeout=120, check=True).stdout  # fmt: skip
+        assert out.strip() == str(sorted(set(chosen) & every))
+
+
 def test_unimplemented_ops_say_so(wdev) -> None:
     from ruda._dispatch import lookup
 

@@ -15,11 +15,11 @@ from typing import Any
 from ..base import Backend
 
 
-def experimental_switch(env: str, kind: str, covers: str) -> str | None:
+def experimental_switch(env: str, kind: str, why: str) -> str | None:
     """None when the environment variable ``env`` is ``experimental``, else why ``kind`` is off."""
     if os.environ.get(env, "") != "experimental":
         return (
-            f"the {kind} backend is experimental ({covers} only); enable it with the "
+            f"the {kind} backend is experimental ({why}); enable it with the "
             f"environment variable {env}=experimental"
         )
     return None

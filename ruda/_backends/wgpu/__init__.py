@@ -1,10 +1,9 @@
 """The WebGPU backend (WGSL rendered from the kernel IR, run through wgpu-py).
 
-Devices ``wgpu:0``, ``wgpu:1``... are the adapters wgpu finds, GPUs first. Each has its own
-context (device, queue, allocator, compiler, launcher: see the modules beside this one).
-The backend is incomplete (elementwise functions, casts, creation, views, reductions and scans
-so far), so it is enabled only with ``RUDA_WGPU=experimental``; every other op raises
-NotImplementedError.
+Devices ``wgpu:0``, ``wgpu:1``... are the adapters wgpu finds on Vulkan, Metal or D3D12
+(``RUDA_WGPU_BACKENDS`` may add OpenGL), GPUs first. Each has its own context (device, queue,
+allocator, compiler, launcher: see the modules beside this one). Until its issue's speed and
+conformance points hold on real GPUs it is enabled only with ``RUDA_WGPU=experimental``.
 """
 
 from __future__ import annotations
@@ -25,6 +24,7 @@ def unavailable_reason() -> str | None:
         return "wgpu-py is not installed (pip install 'ruda[wgpu]')"
     except Exception as e:
         return f"wgpu failed to import: {e}"
+    from . import context
     from .context import adapters
 
     try:
@@ -32,9 +32,12 @@ def unavailable_reason() -> str | None:
     except Exception as e:
         return f"no WebGPU adapter: {e}"
     if not found:
-        return "no WebGPU adapter (install a Vulkan driver, e.g. Debian's mesa-vulkan-drivers)"
-    return experimental_switch(ENABLE, "wgpu", "elementwise functions, casts, creation, views, "
-                               "reductions and scans")  # fmt: skip
+        return (
+            "no WebGPU adapter on "
+            + ", ".join(context.backends())
+            + " (install a Vulkan driver, e.g. Debian's mesa-vulkan-drivers)"
+        )
+    return experimental_switch(ENABLE, "wgpu", "its speed targets are not met on every GPU yet")
 
 
 class WgpuBackend(GpuBackend):

@@ -37,14 +37,30 @@ class FeatureError(TypeError):
     """A kernel or dtype needs an adapter feature this device lacks."""
 
 
+# Graphics APIs whose compute ruda targets; OpenGL's (GLES 3.1 compute: no f64, no int64, no
+# subgroups, devices lost under load) only when RUDA_WGPU_BACKENDS names it.
+DEFAULT_BACKENDS = ("vulkan", "metal", "d3d12")
+
+
+def backends() -> tuple[str, ...]:
+    """The graphics APIs whose adapters become devices: ``RUDA_WGPU_BACKENDS`` (comma-separated,
+    e.g. ``vulkan,opengl``), else Vulkan, Metal and D3D12."""
+    env = os.environ.get("RUDA_WGPU_BACKENDS", "")
+    named = tuple(b.strip().lower() for b in env.split(",") if b.strip())
+    return named or DEFAULT_BACKENDS
+
+
 @lru_cache(maxsize=1)
 def adapters() -> tuple[Any, ...]:
-    """Every adapter wgpu sees, GPUs first (stable within a kind)."""
+    """Every adapter wgpu sees on the graphics APIs of ``backends()``, GPUs first (stable
+    within a kind)."""
     import wgpu
 
     # wgpu's Wayland probe prints noise without a runtime dir; it is irrelevant for compute.
     os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
-    found = list(wgpu.gpu.enumerate_adapters_sync())
+    allowed = backends()
+    found = [a for a in wgpu.gpu.enumerate_adapters_sync()
+             if a.info.get("backend_type", "").lower() in allowed]  # fmt: skip
 
     def key(a: Any) -> tuple[int, int]:
         info = a.info
