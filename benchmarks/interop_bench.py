@@ -50,6 +50,21 @@ def _sync(r) -> None:
         float(r.ravel()[0].get())
 
 
+def _host(a) -> numpy.ndarray:
+    if isinstance(a, ruda.Array):
+        return numpy.asarray(a.to_device("cpu"))
+    return numpy.asarray(a.get() if hasattr(a, "get") else a)
+
+
+def _error(pca, pd, ref) -> tuple[float, float]:
+    """Largest relative error of the explained variances and of the distances against the
+    NumPy run's (``ref``): a fast wrong answer must not pass as a figure."""
+    ev, d = _host(pca.explained_variance_), _host(pd)
+    e_pca = float(numpy.max(numpy.abs(ev - ref[0]) / ref[0]))
+    e_pd = float(numpy.max(numpy.abs(d - ref[1])) / numpy.max(ref[1]))
+    return e_pca, e_pd
+
+
 def _time(fn, repeats: int, slow: float = 60.0) -> float:
     t0 = time.perf_counter()
     _sync(fn())  # warm-up: compilation, allocator pools
@@ -115,7 +130,7 @@ def main() -> None:
     print(f"PCA fit {n_pca} x {p_pca}, pairwise_distances {n_pd} x {p_pd}, float32; "
           f"median of {args.repeats}")  # fmt: skip
     print(f"{'backend':<14}{'PCA fit (s)':>14}{'vs numpy':>10}{'pairwise (s)':>15}{'vs numpy':>10}")
-    base, rows = None, {}
+    base, ref, rows = None, None, {}
     for label, xp_pca, xp_pd, dispatch in _backends(host_pca, host_pd):
         if only is not None and label not in only:
             continue
@@ -123,14 +138,21 @@ def main() -> None:
         pd = lambda x=xp_pd: pairwise_distances(x)  # noqa: E731
         with sklearn.config_context(array_api_dispatch=dispatch):
             t_pca, t_pd = _time(pca, args.repeats), _time(pd, args.repeats)
+            got = (pca(), pd())
+            if ref is None:
+                ref = (_host(got[0].explained_variance_), _host(got[1]))
+            err = _error(*got, ref)
+            del got
             if args.profile:
                 _profile(pca, f"{label} PCA", args.profile)
                 _profile(pd, f"{label} pairwise_distances", args.profile)
         if base is None:
             base = (t_pca, t_pd)
-        rows[label] = {"pca_s": t_pca, "pairwise_s": t_pd}
+        rows[label] = {"pca_s": t_pca, "pairwise_s": t_pd, "pca_rel_err": err[0],
+                       "pairwise_rel_err": err[1]}  # fmt: skip
         print(f"{label:<14}{t_pca:>14.4f}{base[0] / t_pca:>9.2f}x"
-              f"{t_pd:>15.4f}{base[1] / t_pd:>9.2f}x", flush=True)  # fmt: skip
+              f"{t_pd:>15.4f}{base[1] / t_pd:>9.2f}x   errors {err[0]:.1e} {err[1]:.1e}",
+              flush=True)  # fmt: skip
         if args.json:  # after every row: a killed run keeps what it measured
             Path(args.json).write_text(json.dumps(rows, indent=1))
 

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# A short GPU pass (about 2.5 minutes) on the two-GPU machine (nvidia-h200-x2), for a session with
-# little device time left:
+# A short GPU pass (about 2.5 minutes of commands) on the two-GPU machine (nvidia-h200-x2),
+# for a session with little device time left:
 #   source .gpu-kit/setup.sh && bash scripts/build_ext.sh && bash scripts/gpu_short.sh OUTDIR
-# GPU 0: the cuda matmul tuning sweep over the LLM shapes (issue 5). GPU 1: the scikit-learn
-# interop benchmark (issue 6), then a cProfile of pairwise_distances with CuPy and ruda-cuda
-# under CUDA_LAUNCH_BLOCKING=1 (device time charged to the launching function). Also the Vulkan
-# adapters' features (is wgpu's cooperative-matrix feature offered?).
+# GPU 0: the setitem tests on cuda, then the cuda matmul tuning sweep over the LLM shapes
+# (issue 5). GPU 1: the scikit-learn interop benchmark (issue 6), then a cProfile of it with
+# CuPy and ruda-cuda under CUDA_LAUNCH_BLOCKING=1 (device time charged to the launching
+# function). Also the Vulkan adapters' features (is wgpu's cooperative-matrix feature offered?).
 set -uo pipefail
 out=${1:-.}
 export RUDA_CUDA=experimental RUDA_WGPU=experimental
@@ -15,8 +15,13 @@ for a in wgpu.gpu.enumerate_adapters_sync():
     print(a.info.get("device"), "|", a.info.get("backend_type"), "|", sorted(a.features))
 PY
 (
-  CUDA_VISIBLE_DEVICES=0 timeout "${SWEEP_SECONDS:-130}" python3 benchmarks/tune_sweep.py \
-    --backend cuda --only matmul --budget 4 --max-seconds $((${SWEEP_SECONDS:-130} - 15)) \
+  # the setitem tests on cuda (its plain-copy path runs only there)
+  CUDA_VISIBLE_DEVICES=0 RUDA_TEST_DEVICES=cuda timeout 45 python3 -m pytest -q -p no:cacheprovider \
+    -n 8 tests/cuda/test_indexing.py tests/cuda/test_runtime.py -k "setitem or assign or copies" \
+    >"$out/cuda_setitem.log" 2>&1
+  echo "cuda setitem tests: $(tail -1 "$out/cuda_setitem.log")"
+  CUDA_VISIBLE_DEVICES=0 timeout "${SWEEP_SECONDS:-110}" python3 benchmarks/tune_sweep.py \
+    --backend cuda --only matmul --budget 4 --max-seconds $((${SWEEP_SECONDS:-110} - 15)) \
     --shapes "${SWEEP_SHAPES:-1x4096x4096,16x4096x11008,4096x4096x128,8192x1024x8192}" \
     --json "$out/tune_sweep_cuda.json" >"$out/tune_sweep_cuda.log" 2>&1
   echo "sweep cuda: $(tail -3 "$out/tune_sweep_cuda.log")"

@@ -186,6 +186,31 @@ def test_setitem_views_and_errors(gdev, rng) -> None:
         x[ruda.asarray(numpy.array([8]), device=gdev)] = 1
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int16", "uint8", "bool"])
+def test_setitem_basic_copies(dtype: str, gdev, rng) -> None:
+    # same-dtype dense values go as plain copies (no kernel): elements in a loop (scikit-learn's
+    # fill_diagonal), blocks, views of the array itself (overlapping or not), and 0-d values
+    a = data(dtype, (7, 9), rng)
+    b = data(dtype, (7, 9), rng)
+    x, y = ruda.asarray(a, device=gdev), ruda.asarray(b, device=gdev)
+    v = ruda.asarray(b[3, 4], device=gdev)
+    for i in range(7):
+        x[i, i] = v
+        a[i, i] = b[3, 4]
+    x[2] = y[5]
+    a[2] = b[5]
+    x[4:6] = y[0:2]
+    a[4:6] = b[0:2]
+    x[0, 1:8] = x[0, 0:7]  # overlaps itself
+    a[0, 1:8] = a[0, 0:7].copy()
+    x[6, :3] = x[1, 5:8]  # the same buffer, apart
+    a[6, :3] = a[1, 5:8]
+    x[1, 1] = y[0, 0]
+    a[1, 1] = b[0, 0]
+    exact(x, a, gdev)
+    exact(y, b, gdev)  # the sources are untouched
+
+
 # -- take, take_along_axis, extract, compress, put ------------------------------------------------
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_take(dtype: str, gdev, rng) -> None:

@@ -34,6 +34,7 @@ from .context import context
 from .dispatch import prepare
 
 _I32_MAX = (1 << 31) - 1
+_D2D = 3  # cudaMemcpyDeviceToDevice
 
 
 class CudaOps(GpuOps):
@@ -48,6 +49,33 @@ class CudaOps(GpuOps):
             # The cast kernel tests float16 bits against 0, which calls -0.0 True: go via float32.
             return self.astype(value, np.float32)
         return value
+
+    def copy_bytes(self, value: CudaArray, view: CudaArray) -> bool:
+        """``cudaMemcpyAsync`` on the kernels' stream where both are dense and do not overlap
+        (an element in a loop, ``a[i, i] = v``, as scikit-learn's fill_diagonal does)."""
+        if not (view.size <= 1 or (value.is_contiguous and view.is_contiguous)):
+            return False
+        nbytes = view.size * view.dtype.itemsize
+        if value.mem is view.mem:
+            lo, hi = value.span()
+            vlo, vhi = view.span()
+            if lo < vhi and vlo < hi:
+                return False
+        if nbytes:
+            ctx = view.ctx
+            args = (view.ptr, value.ptr, nbytes, _D2D, ctx.launcher.stream_ptr())
+            if ctx.multi:
+                with ctx.device:
+                    self._runtime.memcpyAsync(*args)
+            else:
+                self._runtime.memcpyAsync(*args)
+        return True
+
+    @property
+    def _runtime(self) -> Any:
+        from cupy_backends.cuda.api import runtime  # CuPy's binding: present with the backend
+
+        return runtime
 
     def launch_map(
         self, ctx: Any, make: Callable[[int | None], ir.Kernel], ins: list[Any], out: Any
