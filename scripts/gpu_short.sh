@@ -5,11 +5,12 @@
 # GPU 0: the setitem tests on cuda, then the cuda matmul tuning sweep over the LLM shapes
 # (issue 5). GPU 1: the scikit-learn interop benchmark (issue 6), then a cProfile of it with
 # CuPy and ruda-cuda under CUDA_LAUNCH_BLOCKING=1 (device time charged to the launching
-# function). Also the Vulkan adapters' features (is wgpu's cooperative-matrix feature offered?).
+# function), then the cooperative-matrix probe (benchmarks/wgpu_coop_probe.py). Also the Vulkan
+# adapters' features.
 set -uo pipefail
 out=${1:-.}
 export RUDA_CUDA=experimental RUDA_WGPU=experimental
-python3 - >"$out/adapters.txt" 2>&1 <<'PY'
+python3 - >"$out/coop_probe.txt" 2>&1 <<'PY'
 import wgpu
 for a in wgpu.gpu.enumerate_adapters_sync():
     print(a.info.get("device"), "|", a.info.get("backend_type"), "|", sorted(a.features))
@@ -27,7 +28,7 @@ PY
   echo "sweep cuda: $(tail -3 "$out/tune_sweep_cuda.log")"
 ) &
 (
-  # wgpu:1 is the second H200 where Vulkan lists the GPUs in CUDA's order (adapters.txt shows it)
+  # wgpu:1 is the second H200 where Vulkan lists the GPUs in CUDA's order (coop_probe.txt lists them)
   w=${WGPU_DEV:-wgpu:1}
   CUDA_VISIBLE_DEVICES=1 RUDA_TEST_DEVICES="cuda,$w" timeout 110 python3 \
     benchmarks/interop_bench.py --repeats 2 --only "numpy,cupy,ruda-cuda,ruda-$w" \
@@ -35,5 +36,6 @@ PY
   echo "interop:"; cat "$out/interop.log"
   CUDA_VISIBLE_DEVICES=1 RUDA_TEST_DEVICES=cuda CUDA_LAUNCH_BLOCKING=1 timeout 40 python3 benchmarks/interop_bench.py \
     --repeats 1 --only cupy,ruda-cuda --profile "$out/profile.txt" >>"$out/interop.log" 2>&1
+  timeout 30 python3 benchmarks/wgpu_coop_probe.py >>"$out/coop_probe.txt" 2>&1
 ) &
 wait
