@@ -254,14 +254,15 @@ class LinalgDecomp(LinalgBase):
         upper = str(uplo).upper() == "U"
         p = Plans(self.ops)
         wg = self._wg(ctx, "syevj", n, n, 0)
+        converged = None
         if wg is None:
-            steps.syevj(p, ctx, arrays, upper, vectors)
+            converged = steps.syevj(p, ctx, arrays, upper, vectors)
         else:
             t, mats = ir.type_of(r), 2 if vectors else 1
             cap = lc.bucket(n) if lc.fits(mats * lc.bucket(n), t, wg, 1) else 0
             p.add(kj.syevj(t, vectors, upper, wg, cap), arrays, (batch, n, n2), batch)
         p.run(ctx)
-        self._raise_if(arrays["info"], "Eigenvalues did not converge", fname)
+        self._check(converged, arrays["info"], "Eigenvalues did not converge", fname)
         return arrays["w"], arrays["u"]
 
     def eigh(self, x: Any, UPLO: str = "L") -> tuple[Any, Any]:  # noqa: N803
@@ -348,22 +349,24 @@ class LinalgDecomp(LinalgBase):
             "info": self._zeros(ctx, (batch,), np.int32),
         }
         p = Plans(self.ops)
-        if wg is None:
-            steps.gesvj(p, ctx, arrays, uv, promoted)
+        qc = tm if full else tn
+        # Note: float32 data rotated in float64 keep U = A V / s (orthonormal to float32's
+        # precision, not exactly) when no singular value is near zero: the QR is for those.
+        test = uv and promoted and qc == tn
+        converged, s_host = None, None
+        if wg is None:  # s read with the last convergence flags when the test needs it
+            converged, s_host = steps.gesvj(p, ctx, arrays, uv, promoted, peek=test)
         else:
             cap = lc.bucket(tm, tn)
             cap = cap if lc.fits((2 if uv else 1) * cap, t, wg, 1) else 0
             p.add(kj.gesvj(t, uv, wg, cap), arrays, (batch, tm, tn, n2), batch)
         if not uv:
             p.run(ctx)
-            self._raise_if(arrays["info"], "SVD did not converge", fname)
+            self._check(converged, arrays["info"], "SVD did not converge", fname)
             return arrays["s"]
         u = arrays["u"]
-        qc = tm if full else tn
-        # Note: float32 data rotated in float64 keep U = A V / s (orthonormal to float32's
-        # precision, not exactly) when no singular value is near zero: the QR is for those.
-        if promoted and qc == tn and self._separated(p, arrays["s"]):
-            self._raise_if(arrays["info"], "SVD did not converge", fname)
+        if test and self._separated(p, arrays["s"], s_host):
+            self._check(converged, arrays["info"], "SVD did not converge", fname)
             return u, arrays["s"], arrays["vt"]
         refl = self._geqrf(p, u, qc)  # u becomes R (its diagonal: the signs to keep)
         q = self._orgqr(p, refl, tm, qc, (batch,))
@@ -371,15 +374,24 @@ class LinalgDecomp(LinalgBase):
             kq.sign_columns(t, wg or lc.choose_wg(tm)), {"q": q, "r": u}, (batch, tm, tn, qc), batch
         )
         p.run(ctx)
-        self._raise_if(arrays["info"], "SVD did not converge", fname)
+        self._check(converged, arrays["info"], "SVD did not converge", fname)
         return q, arrays["s"], arrays["vt"]
 
-    def _separated(self, p: Plans, s: Any) -> bool:
+    def _check(self, converged: bool | None, info: Any, what: str, fname: str) -> None:
+        """LinAlgError unless the Jacobi sweeps converged: known on the host already after the
+        multi-dispatch path (``converged``: no read of ``info``), else ``info`` read back."""
+        if converged is None:
+            self._raise_if(info, what, fname)
+        elif not converged:
+            raise LinAlgError(f"ruda.linalg.{fname}: {what}")
+
+    def _separated(self, p: Plans, s: Any, h: np.ndarray | None = None) -> bool:
         """Whether every singular value in ``s`` (batch, k) is finite and above ``SEPARATED``
-        of its matrix's largest (one read-back): then U = A V / s from float64 rotations is
-        orthonormal to float32's precision and needs no QR."""
-        p.run(s.ctx)
-        h = s.to_host()
+        of its matrix's largest (one read-back, unless ``h`` is its host copy already): then
+        U = A V / s from float64 rotations is orthonormal to float32's precision, needs no QR."""
+        if h is None:
+            p.run(s.ctx)
+            h = s.to_host()
         top = h.max(axis=-1, keepdims=True)
         return bool(np.isfinite(h).all() and (h > SEPARATED * top).all())
 

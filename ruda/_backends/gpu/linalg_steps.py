@@ -6,7 +6,12 @@ Cholesky and LU queue one panel launch and one update launch per column step; th
 launch per substitution step. Jacobi eigh queues a sweep as rounds of four launches and a
 convergence check; the SVD's block Jacobi a launch per round of column blocks and the check.
 Sweeps go in chunks of ``CHUNK``, after each of which the host reads the per-matrix ``done``
-flags (set on the device) to learn whether to queue more.
+flags (set on the device) to learn whether to queue more. Sweeps queued past convergence cost
+only their launches (every step kernel returns at once for a matrix that is done): block Jacobi's
+sweeps are few launches, so its first chunk is as many sweeps as a random matrix of that order
+needs (``expected_sweeps``): usually one read, ``s`` read with the flags; eigh's sweeps are ~4n
+launches each, cheaper to read twice than to queue in vain. ``info`` is exactly "not done", so
+``syevj`` and ``gesvj`` return convergence as the flags said and no caller reads ``info``.
 """
 
 from __future__ import annotations
@@ -22,8 +27,7 @@ from ..._kernels import linalg_jacobi_block as kjb
 from ..._kernels import linalg_jacobi_steps as kjs
 from ..._kernels import linalg_steps as ks
 
-CHUNK = 2  # Jacobi sweeps queued between reads of the done flags
-FIRST_LARGE = 4  # block Jacobi of 128+ columns: sweeps before the first read (it needs more)
+CHUNK = 2  # Jacobi sweeps queued between reads of the done flags (after the first chunk)
 MULTI_MIN = 256  # matrices this large take the multi-dispatch path on every device
 BLOCK_MIN = 64  # SVDs with this many columns take block Jacobi (one workgroup per matrix crawls)
 
@@ -67,17 +71,45 @@ def getrs(p: Any, a: Any, piv: Any, x: Any, eye: bool) -> None:
     _tiled(p, ks.getrs_scale(t), arrays, batch, n * k, n, k)
 
 
-def _sweeps(p: Any, ctx: Any, done: Any, sweep: Any, first: int = CHUNK) -> None:
+def expected_sweeps(n: int) -> int:
+    """Block Jacobi sweeps the SVD of a Gaussian random matrix of n columns takes, the last
+    one rotating nothing (float32 data: 6, 8, 10, 12 for n = 64 ... 512; float64 data one
+    more; spread-out spectra fewer): the sweeps queued before the first read of the flags.
+
+    >>> [expected_sweeps(n) for n in (7, 64, 128, 256, 512)]
+    [2, 6, 8, 10, 12]
+    """
+    return max(CHUNK, round(2 * math.log2(max(n, 1))) - 6)
+
+
+def _read(ctx: Any, arrays: list[Any]) -> list[np.ndarray]:
+    """Host copies of ``arrays``, in one wait where the allocator can read several at once."""
+    many = getattr(ctx.allocator, "to_host_many", None)
+    return many(arrays) if many is not None else [x.to_host() for x in arrays]
+
+
+def _sweeps(
+    p: Any, ctx: Any, done: Any, sweep: Any, first: int, end: Any = None, peek: Any = None
+) -> tuple[bool, np.ndarray | None]:
     """Run ``sweep()``s in chunks (``first`` sweeps, then ``CHUNK`` at a time) until every
-    matrix is done or MAX_SWEEPS were queued."""
-    queued, chunk = 0, first
+    matrix is done (True) or MAX_SWEEPS were queued (False). With ``end`` (queued after every
+    chunk: it only reads what sweeps change) the array ``peek`` it writes is read with the
+    flags: its host copy, final once every matrix is done."""
+    queued, chunk, seen = 0, first, None
     while queued < lc.MAX_SWEEPS:
+        chunk = min(chunk, lc.MAX_SWEEPS - queued)
         for _ in range(chunk):
             sweep()
         queued, chunk = queued + chunk, CHUNK
+        if end is not None:
+            end()
         p.run(ctx)
-        if done.to_host().all():  # flags set on the device: one small read per chunk
-            return
+        # flags set on the device: one small read per chunk
+        flags, *rest = _read(ctx, [done] if peek is None else [done, peek])
+        seen = rest[0] if rest else None
+        if flags.all():
+            return True, seen
+    return False, seen
 
 
 def _round(
@@ -110,8 +142,9 @@ def _round(
         )
 
 
-def syevj(p: Any, ctx: Any, arrays: dict[str, Any], upper: bool, vectors: bool) -> None:
-    """Queue eigh of the stack ``arrays['a']`` (the single kernel's buffers)."""
+def syevj(p: Any, ctx: Any, arrays: dict[str, Any], upper: bool, vectors: bool) -> bool:
+    """Queue eigh of the stack ``arrays['a']`` (the single kernel's buffers); whether every
+    matrix converged (``info`` is set where one did not)."""
     a, v = arrays["a"], arrays["v"]
     batch, n, t = math.prod(a.shape[:-2]), a.shape[-1], _t(a)
     n2 = n + n % 2
@@ -128,14 +161,20 @@ def syevj(p: Any, ctx: Any, arrays: dict[str, Any], upper: bool, vectors: bool) 
             _round(p, False, scratch, targets, batch, n, n, r)
         p.add(kjs.eig_check(t), {"a": a, "done": done}, (batch, n), batch)
 
-    _sweeps(p, ctx, done, sweep)
+    converged, _ = _sweeps(p, ctx, done, sweep, CHUNK)
     p.add(kjs.eig_end(t, vectors), {**arrays, "done": done, "scale": scale}, (batch, n), batch)
+    return converged
 
 
-def gesvj(p: Any, ctx: Any, arrays: dict[str, Any], vectors: bool, promoted: bool = False) -> None:
+def gesvj(
+    p: Any, ctx: Any, arrays: dict[str, Any], vectors: bool, promoted: bool = False,
+    peek: bool = False,
+) -> tuple[bool, np.ndarray | None]:  # fmt: skip
     """Queue the SVD of the tall stack ``arrays['a']`` (the single kernel's buffers) by block
     Jacobi (``linalg_jacobi_block``): a sweep is a launch per round of column blocks, then the
-    convergence check. ``promoted``: float32 data computed in float64 (its tolerance)."""
+    convergence check. ``promoted``: float32 data computed in float64 (its tolerance). Whether
+    every matrix converged (``info`` is set where one did not), and with ``peek`` the host copy
+    of ``s`` (``svd_end`` queued after every chunk of sweeps, ``s`` read with the flags)."""
     a, v = arrays["a"], arrays["v"]
     batch, t = math.prod(a.shape[:-2]), _t(a)
     m, n = a.shape[-2:]
@@ -156,17 +195,24 @@ def gesvj(p: Any, ctx: Any, arrays: dict[str, Any], vectors: bool, promoted: boo
             p.add(kernel, scratch, (batch, nbe // 2, m, n, nbe, r), batch * nbe // 2)
         _tiled(p, kjs.svd_check(), {"done": done, "rotated": rotated}, batch, 1)
 
-    _sweeps(p, ctx, done, sweep, FIRST_LARGE if n >= 128 else CHUNK)
-    p.add(
-        kjs.svd_end(t, vectors), {**arrays, "done": done, "scale": scale}, (batch, m, n, n2), batch
-    )
+    def end() -> None:  # reads a and v, writes s, U, V^H (and rot, idx, info)
+        p.add(
+            kjs.svd_end(t, vectors), {**arrays, "done": done, "scale": scale},
+            (batch, m, n, n2), batch,
+        )  # fmt: skip
+
+    if peek:
+        return _sweeps(p, ctx, done, sweep, expected_sweeps(n), end, arrays["s"])
+    converged, _ = _sweeps(p, ctx, done, sweep, expected_sweeps(n))
+    end()
+    return converged, None
 
 
 __all__ = [
     "BLOCK_MIN",
     "CHUNK",
-    "FIRST_LARGE",
     "MULTI_MIN",
+    "expected_sweeps",
     "gesvj",
     "getrf",
     "getrs",

@@ -99,6 +99,11 @@ class GpuOps(CreationOps):
         """``value`` as the cast kernel should read it for a ``dst`` result (a hook for fixes)."""
         return value
 
+    def copy_bytes(self, value: Any, view: Any) -> bool:
+        """Queue ``view[...] = value`` (one dtype, one size, no shared memory) as a plain copy
+        of bytes, no kernel; False where this backend cannot (then the cast kernel runs)."""
+        return False
+
     # -- devices ----------------------------------------------------------------------------
     def context_for(self, device: Any = None) -> Any:
         """The context of a ``device=`` argument, else of the default device, else device 0."""
@@ -160,8 +165,11 @@ class GpuOps(CreationOps):
                 f"cannot assign {type(value).__name__} to an array on {ctx.name}; "
                 "convert it with ruda.asarray(..., device=...) first"
             )
-        if np.broadcast_shapes(value.shape, view.shape) != view.shape:
+        if value.shape != view.shape and np.broadcast_shapes(value.shape, view.shape) != view.shape:
             raise ValueError(f"could not broadcast input of shape {value.shape} into {view.shape}")
+        # an element or a dense block of the same dtype (``a[i, i] = v`` in a loop): no kernel
+        if value.dtype == view.dtype and value.size == view.size and self.copy_bytes(value, view):
+            return
         src, dst = ir.type_of(value.dtype), ir.type_of(view.dtype)
         self.launch_map(ctx, lambda nd: kernels.cast(src, dst, nd), [value], view)
 

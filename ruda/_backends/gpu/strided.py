@@ -214,6 +214,13 @@ def basic_index(x: StridedArray, key: Any) -> tuple[int, tuple[int, ...], tuple[
     if not isinstance(key, tuple):
         key = (key,)
     ndim = x.ndim
+    if len(key) == ndim and all(type(k) is int for k in key):  # one element (loops of a[i, j])
+        off = x.offset // x.dtype.itemsize
+        for d, (i, n, s) in enumerate(zip(key, x.shape, x._strides, strict=True)):
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for axis {d} with size {n}")
+            off += (i % n) * s
+        return off, (), ()
     n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
     if n_real > ndim:
         raise IndexError(

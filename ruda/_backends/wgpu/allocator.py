@@ -4,6 +4,7 @@ Buffers hold NumPy's byte layout for the dtype, padded to 4 bytes. A ``Block`` o
 buffer; views share the Block, and the buffer returns to the pool when the last one dies.
 Uploads use ``queue.write_buffer``; while dispatches are still unsubmitted the upload goes to a
 buffer that no pending dispatch can reference, because queue writes run before that batch.
+Read-backs copy into a pooled staging buffer; ``to_host_many`` reads several arrays in one wait.
 """
 
 from __future__ import annotations
@@ -150,22 +151,41 @@ class Allocator:
     # -- device to host -------------------------------------------------------------------
     def to_host(self, native: Any) -> np.ndarray:
         """A NumPy copy of ``native`` (the host waits for the work queued before it)."""
-        x = native
-        if x.size == 0:
-            return np.empty(x.shape, x.dtype)
-        lo, hi = span(x.offset, x.shape, x._strides, x.dtype.itemsize)
-        lo4, hi4 = lo & ~3, (hi + 3) & ~3
-        raw = self.read_bytes(x.block.buffer, lo4, hi4 - lo4)
-        return host_view(np.frombuffer(raw, dtype=np.uint8), x.offset - lo4, x)
+        return self.to_host_many([native])[0]
+
+    def to_host_many(self, natives: list[Any]) -> list[np.ndarray]:
+        """NumPy copies of several arrays after one wait: one submit, one staging buffer."""
+        ranges, starts, at = [], [], 0  # starts: each array's first byte in the read
+        for x in natives:
+            if x.size == 0:
+                starts.append(-1)
+                continue
+            lo, hi = span(x.offset, x.shape, x._strides, x.dtype.itemsize)
+            lo4, hi4 = lo & ~3, (hi + 3) & ~3
+            ranges.append((x.block.buffer, lo4, hi4 - lo4))
+            starts.append(at + x.offset - lo4)
+            at += hi4 - lo4
+        raw = np.frombuffer(self.read_ranges(ranges), dtype=np.uint8) if ranges else None
+        return [
+            host_view(raw, start, x) if start >= 0 else np.empty(x.shape, x.dtype)
+            for x, start in zip(natives, starts, strict=True)
+        ]
 
     def read_bytes(self, buffer: Any, offset: int, size: int) -> memoryview:
         """``size`` bytes of ``buffer`` at ``offset`` (multiples of 4), after all queued work."""
+        return self.read_ranges([(buffer, offset, size)])
+
+    def read_ranges(self, ranges: list[tuple[Any, int, int]]) -> memoryview:
+        """The (buffer, offset, size) ranges (multiples of 4) end to end, after all queued work."""
         launcher = self.ctx.launcher
+        size = sum(r[2] for r in ranges)
         sc = size_class(size)
         stack = self._readback.get(sc)
         staging = stack.pop() if stack else self.ctx.device.create_buffer(size=sc, usage=_READBACK)
-        enc = launcher.encoder_for_copy()
-        enc.copy_buffer_to_buffer(buffer, offset, staging, 0, size)
+        at = 0
+        for buffer, offset, n in ranges:
+            launcher.encoder_for_copy().copy_buffer_to_buffer(buffer, offset, staging, at, n)
+            at += n
         launcher.flush()
         staging.map_sync(wgpu.MapMode.READ, 0, size)
         try:

@@ -3,8 +3,8 @@
 Each launch packs its parameters into a slot of a host-side uniform block and binds the
 device uniform buffer at that slot (a dynamic offset, so bind groups are reusable). The
 block is written and the encoder submitted together: on ``flush()`` (a host read, an explicit
-call), when ``batch_limit`` dispatches are waiting, or when the block is full. Queue writes run
-in queue order, so one uniform buffer serves every batch.
+call), when ``batch_limit`` dispatches (or ``copy_limit`` buffer copies) are waiting, or when the
+block is full. Queue writes run in queue order, so one uniform buffer serves every batch.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ class Launcher:
         self.cpass: Any = None
         self.count = 0  # dispatches in the current batch
         self.copies = 0  # copies in the current batch
+        self.copy_limit = 64 * max(self.batch_limit, 1)  # copies are cheap to record; bound a batch
         self.submits = 0  # statistics: batches submitted, dispatches recorded
         self.dispatches = 0
         self._groups: dict[tuple, Any] = {}
@@ -117,6 +118,12 @@ class Launcher:
             self.encoder = self.ctx.device.create_command_encoder()
         self.copies += 1
         return self.encoder
+
+    def copy(self, src: Any, src_offset: int, dst: Any, dst_offset: int, size: int) -> None:
+        """Queue a buffer-to-buffer copy of ``size`` bytes (multiples of 4) in recording order."""
+        if self.copies >= self.copy_limit:
+            self.flush()
+        self.encoder_for_copy().copy_buffer_to_buffer(src, src_offset, dst, dst_offset, size)
 
     # -- submitting -----------------------------------------------------------------------
     def flush(self) -> None:

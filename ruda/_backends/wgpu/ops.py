@@ -135,6 +135,20 @@ class WgpuOps(GpuOps):
             params["offo" if k == last else f"off{k}"] = off
         ctx.launcher.launch(prog, binds, params, n)
 
+    def copy_bytes(self, value: WgpuArray, view: WgpuArray) -> bool:
+        """A buffer-to-buffer copy where both are dense and WebGPU's copy alignment (4 bytes:
+        offsets and size) holds, between two buffers (a copy within one is not allowed)."""
+        nbytes = view.size * view.dtype.itemsize
+        if (nbytes | value.offset | view.offset) % 4 or value.block is view.block:
+            return False
+        if not (view.size <= 1 or (value.is_contiguous and view.is_contiguous)):
+            return False
+        if nbytes:
+            view.ctx.launcher.copy(
+                value.block.buffer, value.offset, view.block.buffer, view.offset, nbytes
+            )
+        return True
+
     # -- creation launches --------------------------------------------------------------------
     def fill(self, x: WgpuArray, value: Any) -> WgpuArray:
         """Fill a fresh contiguous array (offset 0) with ``value``: its bytes, as u32 words."""

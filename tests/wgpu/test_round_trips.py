@@ -1,0 +1,137 @@
+"""What the host waits for on wgpu: element and block assignments are buffer copies (no kernel,
+no bind group: scikit-learn fills a diagonal one element at a time), several arrays come back
+in one read, and block Jacobi reads its convergence flags (and s) once per chunk of sweeps,
+never ``info`` after them. Results against NumPy, and unchanged by how sweeps are chunked."""
+
+from __future__ import annotations
+
+import numpy
+import pytest
+
+import ruda
+from tests.gpu.runtime import host, put
+
+
+@pytest.fixture
+def reads(ctx, monkeypatch):
+    """The number of device-to-host reads (each a wait for all queued work) since the call."""
+    alloc, count = ctx.allocator, [0]
+    original = alloc.read_ranges
+
+    def spy(ranges):
+        count[0] += 1
+        return original(ranges)
+
+    monkeypatch.setattr(alloc, "read_ranges", spy)
+    return count
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "int16", "bool", "complex64", "float64"])
+def test_diagonal_fill_one_element_at_a_time(dtype, ctx, wdev, rng) -> None:
+    if dtype not in ruda.__array_namespace_info__().dtypes(device=wdev):
+        pytest.skip(f"{dtype} is not supported on {wdev}")
+    n = 37
+    a = (rng.standard_normal((n, n + 3)) * 10).astype(dtype)
+    x, v = put(a, wdev), put(numpy.asarray(3, dtype), wdev)
+    launches = ctx.launcher.dispatches
+    for i in range(n):  # scikit-learn's _fill_diagonal on array-API namespaces
+        x[i, i] = v
+    if numpy.dtype(dtype).itemsize % 4 == 0:  # 4-byte aligned elements: plain copies
+        assert ctx.launcher.dispatches == launches
+    numpy.fill_diagonal(a, 3)
+    numpy.testing.assert_array_equal(host(x), a)
+
+
+def test_block_assignments(ctx, wdev, rng) -> None:
+    a = rng.standard_normal((6, 8)).astype("float32")
+    b = rng.standard_normal((2, 8)).astype("float32")
+    x = put(a, wdev)
+    launches = ctx.launcher.dispatches
+    x[2:4] = put(b, wdev)  # dense rows, one dtype: a copy
+    assert ctx.launcher.dispatches == launches
+    a[2:4] = b
+    x[:, 1] = put(b[0, :6], wdev)  # a strided column: the cast kernel
+    a[:, 1] = b[0, :6]
+    x[1:3] = x[0:2]  # one buffer: through a temporary
+    a[1:3] = a[0:2].copy()
+    x[4] = put(b[1].astype("int32"), wdev)  # another dtype: converted by the kernel
+    a[4] = b[1].astype("int32")
+    x[5] = put(numpy.float32(7), wdev)  # broadcast: the kernel
+    a[5] = 7
+    numpy.testing.assert_array_equal(host(x), a)
+
+
+def test_copies_flush_in_batches(ctx, wdev, monkeypatch) -> None:
+    launcher = ctx.launcher
+    monkeypatch.setattr(launcher, "copy_limit", 8)
+    x, v = put(numpy.zeros(40, "float32"), wdev), put(numpy.float32(1), wdev)
+    launcher.flush()
+    before = launcher.submits
+    for i in range(20):
+        x[2 * i] = v
+    assert launcher.submits - before == 2  # after 8 and 16 copies; the rest waits for a read
+    want = numpy.zeros(40, "float32")
+    want[::2] = 1
+    numpy.testing.assert_array_equal(host(x), want)
+
+
+def test_to_host_many_one_wait(ctx, wdev, rng, reads) -> None:
+    a = rng.standard_normal((5, 7)).astype("float32")
+    b = numpy.arange(13, dtype="int8")
+    x, y, z = put(a, wdev), put(b, wdev), put(numpy.zeros((0, 3), "float64"), wdev)
+    views = [x._data[1:4, ::2], y._data[3:8], z._data, x._data.transpose()]
+    got = ctx.allocator.to_host_many(views)
+    assert reads[0] == 1
+    for g, w in zip(got, [a[1:4, ::2], b[3:8], numpy.zeros((0, 3)), a.T], strict=True):
+        assert g.shape == w.shape
+        numpy.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_block_jacobi_reads(dtype, ctx, wdev, reads, monkeypatch) -> None:
+    from ruda._backends.gpu.linalg_decomp import LinalgDecomp
+
+    def no_info_read(*args):
+        raise AssertionError("the sweeps' flags already said whether the SVD converged")
+
+    monkeypatch.setattr(LinalgDecomp, "_raise_if", no_info_read)
+    a = numpy.random.default_rng(7).standard_normal((600, 130)).astype(dtype)
+    u, s, vh = ruda.linalg.svd(put(a, wdev), full_matrices=False)
+    # Gaussian data of 130 columns: 8 to 9 sweeps, the first read after expected_sweeps(130)
+    assert 1 <= reads[0] <= 2
+    tol = 2e-4 if dtype == "float32" else 1e-10
+    numpy.testing.assert_allclose(host(s), numpy.linalg.svd(a, compute_uv=False), rtol=tol)
+    rebuilt = host(u).astype("float64") * host(s) @ host(vh)
+    numpy.testing.assert_allclose(rebuilt, a, atol=tol * 30)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sweep_chunks_do_not_change_results(dtype, wdev, monkeypatch) -> None:
+    # sweeps queued past convergence are no-ops and svd_end queued per chunk is recomputed:
+    # reading the flags after every two sweeps gives the same bits as the default chunks
+    from ruda._backends.gpu import linalg_steps
+
+    a = numpy.random.default_rng(3).standard_normal((2, 300, 70)).astype(dtype)
+    x = put(a, wdev)
+    default = [host(r) for r in ruda.linalg.svd(x, full_matrices=False)]
+    monkeypatch.setattr(linalg_steps, "expected_sweeps", lambda n: 2)
+    chunked = [host(r) for r in ruda.linalg.svd(x, full_matrices=False)]
+    for d, c in zip(default, chunked, strict=True):
+        numpy.testing.assert_array_equal(d, c)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_no_convergence_still_raises(dtype, wdev, monkeypatch) -> None:
+    from ruda._backends.gpu import linalg_steps
+    from ruda._kernels import linalg_common
+
+    monkeypatch.setattr(linalg_steps, "MULTI_MIN", 1)  # the multi-dispatch path (no cached kernel)
+    monkeypatch.setattr(linalg_common, "MAX_SWEEPS", 1)
+    a = numpy.random.default_rng(5).standard_normal((9, 9)).astype(dtype)
+    x = put(a + a.T, wdev)
+    with pytest.raises(numpy.linalg.LinAlgError, match="SVD did not converge"):
+        ruda.linalg.svd(x, full_matrices=False)
+    with pytest.raises(numpy.linalg.LinAlgError, match="SVD did not converge"):
+        ruda.linalg.svdvals(x)
+    with pytest.raises(numpy.linalg.LinAlgError, match="Eigenvalues did not converge"):
+        ruda.linalg.eigh(x)
