@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,13 @@ _I32_MAX = (1 << 31) - 1
 _D2D = 3  # cudaMemcpyDeviceToDevice
 
 
+@cache
+def _runtime() -> Any:
+    from cupy_backends.cuda.api import runtime  # CuPy's binding: present with the backend
+
+    return runtime
+
+
 class CudaOps(GpuOps):
     kind = "cuda"
     native = CudaArray
@@ -50,32 +58,21 @@ class CudaOps(GpuOps):
             return self.astype(value, np.float32)
         return value
 
-    def copy_bytes(self, value: CudaArray, view: CudaArray) -> bool:
-        """``cudaMemcpyAsync`` on the kernels' stream where both are dense and do not overlap
-        (an element in a loop, ``a[i, i] = v``, as scikit-learn's fill_diagonal does)."""
-        if not (view.size <= 1 or (value.is_contiguous and view.is_contiguous)):
+    def copy_span(self, src: CudaArray, src_off: int, dst: CudaArray, dst_off: int,
+                  nbytes: int) -> bool:  # fmt: skip
+        """``cudaMemcpyAsync`` on the kernels' stream where the two spans do not overlap (an
+        element in a loop, ``a[i, i] = v``, as scikit-learn's fill_diagonal does)."""
+        if src.mem is dst.mem and src_off < dst_off + nbytes and dst_off < src_off + nbytes:
             return False
-        nbytes = view.size * view.dtype.itemsize
-        if value.mem is view.mem:
-            lo, hi = value.span()
-            vlo, vhi = view.span()
-            if lo < vhi and vlo < hi:
-                return False
-        if nbytes:
-            ctx = view.ctx
-            args = (view.ptr, value.ptr, nbytes, _D2D, ctx.launcher.stream_ptr())
-            if ctx.multi:
-                with ctx.device:
-                    self._runtime.memcpyAsync(*args)
-            else:
-                self._runtime.memcpyAsync(*args)
+        ctx = dst.ctx
+        stream = ctx.launcher.stream_ptr()
+        args = (dst.mem.ptr + dst_off, src.mem.ptr + src_off, nbytes, _D2D, stream)
+        if ctx.multi:
+            with ctx.device:
+                _runtime().memcpyAsync(*args)
+        else:
+            _runtime().memcpyAsync(*args)
         return True
-
-    @property
-    def _runtime(self) -> Any:
-        from cupy_backends.cuda.api import runtime  # CuPy's binding: present with the backend
-
-        return runtime
 
     def launch_map(
         self, ctx: Any, make: Callable[[int | None], ir.Kernel], ins: list[Any], out: Any

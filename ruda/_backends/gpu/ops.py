@@ -99,10 +99,18 @@ class GpuOps(CreationOps):
         """``value`` as the cast kernel should read it for a ``dst`` result (a hook for fixes)."""
         return value
 
+    def copy_span(self, src: Any, src_off: int, dst: Any, dst_off: int, nbytes: int) -> bool:
+        """Queue a copy of ``nbytes`` from ``src``'s allocation at byte ``src_off`` to ``dst``'s
+        at ``dst_off`` (no kernel); False where this backend cannot (alignment, one buffer...)."""
+        return False
+
     def copy_bytes(self, value: Any, view: Any) -> bool:
         """Queue ``view[...] = value`` (one dtype, one size, no shared memory) as a plain copy
-        of bytes, no kernel; False where this backend cannot (then the cast kernel runs)."""
-        return False
+        of bytes where both are dense; False where it cannot (then the cast kernel runs)."""
+        if not (view.size <= 1 or (value.is_contiguous and view.is_contiguous)):
+            return False
+        nbytes = view.size * view.dtype.itemsize
+        return nbytes == 0 or self.copy_span(value, value.offset, view, view.offset, nbytes)
 
     # -- devices ----------------------------------------------------------------------------
     def context_for(self, device: Any = None) -> Any:

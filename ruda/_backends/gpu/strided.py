@@ -179,6 +179,13 @@ class StridedArray:
         return self.ctx.allocator.to_host(self)
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        if type(key) is tuple and type(value) is type(self) and value.dtype == self.dtype:
+            # one element from a one-element array (a Python loop, ``a[i, i] = v``): a copy
+            at = element_index(self, key)
+            if at is not None and value.size == 1 and value.ctx is self.ctx:
+                size = self.dtype.itemsize
+                if self.ops.copy_span(value, value.offset, self, at * size, size):
+                    return
         if type(key) is not int and type(key) is not slice and not is_basic(key):
             from .indexing import setitem
 
@@ -209,18 +216,29 @@ def is_basic(key: Any) -> bool:
     return type(key) in _BASIC or isinstance(key, np.integer)
 
 
+def element_index(x: StridedArray, key: tuple[Any, ...]) -> int | None:
+    """The element offset (from the allocation's start) of ``x[key]`` when ``key`` is one
+    Python int per dimension, else None; an int out of range raises IndexError."""
+    if len(key) != len(x.shape):
+        return None
+    off = x.offset // x.dtype.itemsize
+    for d, (i, n, s) in enumerate(zip(key, x.shape, x._strides, strict=True)):
+        if type(i) is not int:
+            return None
+        if not -n <= i < n:
+            raise IndexError(f"index {i} is out of bounds for axis {d} with size {n}")
+        off += (i % n) * s
+    return off
+
+
 def basic_index(x: StridedArray, key: Any) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
     """(element offset, shape, element strides) of ``x[key]`` for a basic index ``key``."""
     if not isinstance(key, tuple):
         key = (key,)
     ndim = x.ndim
-    if len(key) == ndim and all(type(k) is int for k in key):  # one element (loops of a[i, j])
-        off = x.offset // x.dtype.itemsize
-        for d, (i, n, s) in enumerate(zip(key, x.shape, x._strides, strict=True)):
-            if not -n <= i < n:
-                raise IndexError(f"index {i} is out of bounds for axis {d} with size {n}")
-            off += (i % n) * s
-        return off, (), ()
+    at = element_index(x, key)
+    if at is not None:  # one element (loops of a[i, j])
+        return at, (), ()
     n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
     if n_real > ndim:
         raise IndexError(

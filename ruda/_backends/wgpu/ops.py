@@ -135,18 +135,13 @@ class WgpuOps(GpuOps):
             params["offo" if k == last else f"off{k}"] = off
         ctx.launcher.launch(prog, binds, params, n)
 
-    def copy_bytes(self, value: WgpuArray, view: WgpuArray) -> bool:
-        """A buffer-to-buffer copy where both are dense and WebGPU's copy alignment (4 bytes:
-        offsets and size) holds, between two buffers (a copy within one is not allowed)."""
-        nbytes = view.size * view.dtype.itemsize
-        if (nbytes | value.offset | view.offset) % 4 or value.block is view.block:
+    def copy_span(self, src: WgpuArray, src_off: int, dst: WgpuArray, dst_off: int,
+                  nbytes: int) -> bool:  # fmt: skip
+        """A buffer-to-buffer copy where WebGPU's copy alignment (4 bytes: offsets and size)
+        holds, between two buffers (a copy within one is not allowed)."""
+        if (nbytes | src_off | dst_off) % 4 or src.block is dst.block:
             return False
-        if not (view.size <= 1 or (value.is_contiguous and view.is_contiguous)):
-            return False
-        if nbytes:
-            view.ctx.launcher.copy(
-                value.block.buffer, value.offset, view.block.buffer, view.offset, nbytes
-            )
+        dst.ctx.launcher.copy(src.block.buffer, src_off, dst.block.buffer, dst_off, nbytes)
         return True
 
     # -- creation launches --------------------------------------------------------------------
