@@ -231,14 +231,23 @@ def _multiply_c99(t: ir.Type) -> ir.Function:
 
 
 @cache
-def _divide(t: ir.Type) -> ir.Function:
-    """Smith's algorithm, as NumPy's loop (no overflow of |b|^2; x / 0 gives inf or nan)."""
+def _divide(t: ir.Type, scaled: bool = True) -> ir.Function:
+    """Smith's algorithm, as NumPy's loop (no overflow of |b|^2; x / 0 gives inf or nan); for
+    a divisor with only subnormal parts both operands are scaled up first (NumPy's 1 / b
+    overflows there: 0 / 1e-45j is NaN, and a tiny dividend's parts lose bits). ``scaled``
+    False: NumPy's loop exactly (pow's 1 / z^n, which NumPy's power takes so)."""
     a, b = Var("a", t), Var("b", t)
-    ar, ai, br, bi = (Var(n, t.part) for n in ("ar", "ai", "br", "bi"))
-    abr, abi, rat, scl = (Var(n, t.part) for n in ("abr", "abi", "rat", "scl"))
-    body: list[Any] = [Let(ar, re(a)), Let(ai, im(a)), Let(br, re(b)), Let(bi, im(b)),
-                       Let(abr, _abs(br)), Let(abi, _abs(bi))]  # fmt: skip
-    rat2, scl2 = Var("rat2", t.part), Var("scl2", t.part)
+    f = t.part
+    ar, ai, br, bi, k = (Var(n, f) for n in ("ar", "ai", "br", "bi", "k"))
+    abr, abi, rat, scl = (Var(n, f) for n in ("abr", "abi", "rat", "scl"))
+    tiny, up, _ = _subnormal_scale(f)
+    body: list[Any] = [
+        Let(k, _sel(ir.call("max", _abs(re(b)), _abs(im(b))) < tiny, up, _f(1.0, f))
+            if scaled else _f(1.0, f)),
+        Let(ar, re(a) * k), Let(ai, im(a) * k), Let(br, re(b) * k), Let(bi, im(b) * k),
+        Let(abr, _abs(br)), Let(abi, _abs(bi)),
+    ]  # fmt: skip
+    rat2, scl2 = Var("rat2", f), Var("scl2", f)
     body += [
         If(abr >= abi, (
             If(land(abr.eq(0.0), abi.eq(0.0)), (Return(make(ar / abr, ai / abr, t)),)),
@@ -248,7 +257,7 @@ def _divide(t: ir.Type) -> ir.Function:
         Let(rat2, br / bi), Let(scl2, 1.0 / (bi + br * rat2)),
         Return(make((ar * rat2 + ai) * scl2, (ai * rat2 - ar) * scl2, t)),
     ]  # fmt: skip
-    return _function("div", t, (a, b), t, body)
+    return _function("div" if scaled else "div_smith", t, (a, b), t, body)
 
 
 @cache
@@ -267,9 +276,12 @@ def _not_equal(t: ir.Type) -> ir.Function:
 def _square(t: ir.Type) -> ir.Function:
     z = Var("z", t)
     x, y, body = _parts(t, z)
-    # x^2 - y^2 with one rounding of y^2, as NumPy's (FMA) loop
+    # x^2 - y^2 with one rounding of y^2, as NumPy's (FMA) loop; 2xy doubles the smaller part:
+    # drivers reassociate xy + yx (or 2(xy)) into (x + x)y, which overflows past max/2
+    m, big = Var("m", t.part), Var("big", t.part)
+    body += [Let(m, _sel(_abs(x) <= _abs(y), x, y)), Let(big, _sel(_abs(x) <= _abs(y), y, x))]
     re_ = ir.call("fma", x, x, -(y * y))
-    return _function("square", t, (z,), t, [*body, Return(make(re_, x * y + y * x, t))])
+    return _function("square", t, (z,), t, [*body, Return(make(re_, (m + m) * big, t))])
 
 
 @cache
@@ -316,17 +328,24 @@ def _subnormal_scale(f: ir.Type) -> tuple[ir.Const, ir.Const, ir.Const]:
     return tiny, _f(2.0**bits, f), _f(bits * math.log(2.0), f)
 
 
+def _hypot_big(f: ir.Type) -> float:
+    # parts from here on may overflow hypot (and |x| + hypot): scaled down by 4 first
+    return 2.0**1020 if f is ir.F64 else 2.0**124
+
+
 @cache
 def _sign(t: ir.Type) -> ir.Function:
-    """NumPy 2: z / |z|; 0 for 0; an infinite part gives its unit direction."""
+    """NumPy 2: z / |z| (scaled, so without NumPy's overflow and underflow); 0 for 0; an
+    infinite part gives its unit direction."""
     z = Var("z", t)
     x, y, body = _parts(t, z)
     f = t.part
     h, s, xs, ys = (Var(n, f) for n in ("h", "s", "xs", "ys"))
     one = _f(1.0, f)
     tiny, scale, _ = _subnormal_scale(f)
-    body += [
-        Let(s, ir.select(ir.call("max", _abs(x), _abs(y)) < tiny, scale, one)),
+    big, m = _f(_hypot_big(f), f), ir.call("max", _abs(x), _abs(y))
+    body += [  # subnormal parts scaled up, parts whose |z| may overflow down (an inf stays inf)
+        Let(s, ir.select(m < tiny, scale, ir.select(m >= big, _f(0.25, f), one))),
         Let(xs, x * s), Let(ys, y * s),
         Let(h, ir.call("hypot", xs, ys)),
         If(isnan(h), (Return(make(_nan(f), _nan(f), t)),)),
@@ -348,7 +367,7 @@ def _sqrt(t: ir.Type) -> ir.Function:
     z = Var("z", t)
     x, y, body = _parts(t, z)
     f = t.part
-    big = 2.0**1020 if f is ir.F64 else 2.0**124
+    big = _hypot_big(f)
     s, k, a, b, h, r = (Var(n, f) for n in ("s", "k", "a", "b", "h", "r"))
     inf = ir.Const(float("inf"), f)
     scaled = lor(_abs(x) >= big, _abs(y) >= big)
@@ -418,6 +437,7 @@ def _log(t: ir.Type) -> ir.Function:
     f = t.part
     ax, ay, h, hi, lo = (Var(n, f) for n in ("ax", "ay", "h", "hi", "lo"))
     tiny, scale, log_scale = _subnormal_scale(f)
+    big = _f(_hypot_big(f), f)
     body += [
         Let(ax, _abs(x)), Let(ay, _abs(y)),
         Let(h, ir.call("hypot", x, y)),
@@ -428,6 +448,10 @@ def _log(t: ir.Type) -> ir.Function:
         )),
         If(hi < tiny, (  # subnormal parts: hypot has too few bits, so scale up by 2^k first
             Return(make(ir.call("log", ir.call("hypot", x * scale, y * scale)) - log_scale,
+                        ir.call("atan2", y, x), t)),
+        )),
+        If(hi >= big, (  # |z| may overflow: scale down by 4 (exact) first
+            Return(make(ir.call("log", ir.call("hypot", x * 0.25, y * 0.25)) + math.log(4.0),
                         ir.call("atan2", y, x), t)),
         )),
         Return(make(ir.call("log", h), ir.call("atan2", y, x), t)),
@@ -464,7 +488,7 @@ def _log1p(t: ir.Type) -> ir.Function:
                 ),
             ),
         ),
-        Return(make(ir.call("log", ir.call("hypot", u, y)), ir.call("atan2", y, u), t)),
+        Return(_log(t)(make(u, y, t))),  # log(1 + z): scaled where |1 + z| would overflow
     ]
     return _function("log1p", t, (z,), t, body)
 
@@ -598,6 +622,15 @@ def _huge(f: ir.Type) -> float:
     return 2.0**500 if f is ir.F64 else 2.0**60
 
 
+def _far(t: ir.Type, x: Var, y: Var, result: Callable[[ir.Expr, ir.Expr], ir.Expr]) -> If:
+    """For |z| past ``_huge`` (Kahan's products overflow near the largest float), the arc
+    functions' result from ``L = log|2z|`` (asinh z = log 2z + O(1/z^2)) and ``z``'s parts."""
+    w = Var("w", t)
+    big = ir.call("max", _abs(x), _abs(y)) > _huge(t.part)
+    return If(big, (Let(w, _log(t)(make(x, y, t))),
+                    Return(result(re(w) + math.log(2.0), im(w)))))  # fmt: skip
+
+
 def _arc_specials(t: ir.Type, x: Var, y: Var, acos: bool) -> list[Any]:
     """C99's values of casinh (``acos`` False) or cacos for an infinite or NaN part."""
     f = t.part
@@ -616,7 +649,7 @@ def _arc_specials(t: ir.Type, x: Var, y: Var, acos: bool) -> list[Any]:
     else:  # casinh: odd, conj-symmetric: the parts have the signs of x and y
         arg = _sel(xi, _sel(yi, _f(pi / 4, f), zero), _f(pi / 2, f))
         infinite = (
-            If(lor(xn, yn), (Return(make(inf, nan, t)),)),
+            If(lor(xn, yn), (Return(make(copysign(inf, x), nan, t)),)),
             Return(make(copysign(inf, x), copysign(arg, y), t)),
         )
         nans = If(land(xn, y.eq(0.0)), (Return(make(x, y, t)),))
@@ -630,6 +663,7 @@ def _asinh(t: ir.Type) -> ir.Function:
     x, y, body = _parts(t, z)
     w = Var("w", t)
     body += [*_arc_specials(t, x, y, False),
+             _far(t, x, y, lambda r, a: make(copysign(r, x), ir.call("atan2", y, _abs(x)), t)),
              Let(w, _asin(t)(make(y, -x, t))), Return(make(-im(w), re(w), t))]  # fmt: skip
     return _function("asinh", t, (z,), t, body)
 
@@ -662,6 +696,7 @@ def _acos(t: ir.Type) -> ir.Function:
     sq = _sqrt(t)
     body += [
         *_arc_specials(t, x, y, True),
+        _far(t, x, y, lambda r, a: make(ir.call("atan2", _abs(y), x), -copysign(r, y), t)),
         Let(p, sq(make(1.0 - x, -y, t))), Let(q, sq(make(1.0 + x, y, t))),
         Return(make(2.0 * ir.call("atan2", re(p), re(q)),
                     ir.call("asinh", re(q) * im(p) - im(q) * re(p)), t)),
@@ -691,6 +726,7 @@ def _acosh(t: ir.Type) -> ir.Function:
             If(x.eq(0.0), (Return(make(nan, _f(pi / 2, f), t)),)),
             Return(make(nan, nan, t)),
         )),
+        _far(t, x, y, lambda r, a: make(r, a, t)),
         Let(p, sq(make(x - 1.0, y, t))), Let(q, sq(make(x + 1.0, y, t))),
         Return(make(ir.call("asinh", re(p) * re(q) + im(p) * im(q)),
                     2.0 * ir.call("atan2", im(p), re(q)), t)),
@@ -707,6 +743,7 @@ def _atanh(t: ir.Type) -> ir.Function:
     half_pi = _f(math.pi / 2, f)
     zero = _f(0.0, f)
     ax, h, d = Var("ax", f), Var("h", f), Var("d", f)
+    near = _f(2.0**-28 if f is ir.F64 else 2.0**-13, f)  # there log1p(v) = log(v) to eps
     body += [
         If(isinf(y), (Return(make(copysign(zero, x), copysign(half_pi, y), t)),)),
         If(isinf(x), (Return(make(copysign(zero, x),
@@ -716,8 +753,13 @@ def _atanh(t: ir.Type) -> ir.Function:
         # atanh(-z) = -atanh(z): log1p of a positive argument, never near -1
         Let(ax, _abs(x)),
         If(ir.call("max", ax, _abs(y)) > _huge(f), (  # |z|^2 would overflow: 1/z's real part
-            Let(h, ir.call("hypot", x, y)),
-            Return(make(x / h / h, copysign(half_pi, y), t)),
+            Let(h, ir.call("hypot", x * 0.25, y * 0.25)),  # |z|/4: no overflow at the largest
+            Return(make(x * 0.25 / h / h * 0.25, copysign(half_pi, y), t)),
+        )),
+        If(ir.call("max", _abs(1.0 - ax), _abs(y)) < near, (  # (1-|x|)^2 + y^2 may underflow:
+            Let(h, ir.call("hypot", 1.0 - ax, y)),  # log1p(4|x| / h^2) is log(4|x|) - 2 log h
+            Return(make(copysign(0.25 * ir.call("log", 4.0 * ax) - 0.5 * ir.call("log", h), x),
+                        0.5 * ir.call("atan2", 2.0 * y, (1.0 - x) * (1.0 + x) - y * y), t)),
         )),
         Let(d, (1.0 - ax) * (1.0 - ax) + y * y),
         Return(make(copysign(0.25 * ir.call("log1p", 4.0 * ax / d), x),
@@ -757,7 +799,10 @@ def _pow(t: ir.Type) -> ir.Function:
                 If(m.eq(0), (ir.Break(),)),
                 Assign(p, mul(p, p)),
             )),
-            If(n < 0, (Return(_divide(t)(make(1.0, 0.0, t), acc)),)),
+            If(land(n < 0, re(acc).eq(0.0), im(acc).eq(0.0)), (  # underflowed: NumPy's 1 / 0
+                Return(make(ir.Const(float("inf"), f), nan, t)),  # (drivers fold 0 / x to 0)
+            )),
+            If(n < 0, (Return(_divide(t, False)(make(1.0, 0.0, t), acc)),)),
             Return(acc),
         )),
         Return(_exp(t)(_multiply_c99(t)(b, _log(t)(a)))),  # the C library's cpow
