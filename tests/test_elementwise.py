@@ -414,3 +414,17 @@ def test_errors_name_the_function(device):
         ruda.multiply(x, ruda.ones((3, 1, 4), device=device))
     with pytest.raises(ruda.linalg.LinAlgError, match=r"^ruda\.linalg\.inv: "):
         ruda.linalg.inv(ruda.zeros((2, 2), device=device))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8", "uint64"])
+def test_gcd_lcm_full_range(dtype, device, rng):
+    # the most negative value has no positive magnitude: gcd(2, -128) is 2 in int8, as in NumPy
+    info = numpy.iinfo(dtype)
+    a = rng.integers(info.min, info.max, 200, dtype=dtype, endpoint=True)
+    b = rng.integers(info.min, info.max, 200, dtype=dtype, endpoint=True)
+    a[:5], b[:5] = [info.min, info.min, 0, 0, 2], [info.min, 0, info.min, 0, info.min]
+    x, y = ruda.asarray(a, device=device), ruda.asarray(b, device=device)
+    with numpy.errstate(all="ignore"):
+        for name in ("gcd", "lcm"):
+            numpy.testing.assert_array_equal(to_numpy(getattr(ruda, name)(x, y)),
+                                             getattr(numpy, name)(a, b), err_msg=name)  # fmt: skip

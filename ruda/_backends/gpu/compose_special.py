@@ -83,11 +83,15 @@ def heaviside(x: Any, y: Any, out: Any = None, **kw: Any) -> Any:
 
 
 def _gcd(rd: Any, a: Any, b: Any) -> Any:
-    a, b = rd.abs(a), rd.abs(b)
+    # Euclid on -|a|, -|b| with the remainder of truncating division: the magnitudes stay
+    # representable (|min| is not), so only the final negation wraps, as NumPy's abs does.
+    signed = rd.isdtype(a.dtype, "signed integer")
+    if signed:
+        a, b = rd.negative(rd.abs(a)), rd.negative(rd.abs(b))
     while bool(rd.any(b != 0).to_device("cpu")):  # one read-back per Euclid step
         nz = b != 0
-        a, b = rd.where(nz, b, a), rd.where(nz, rd.remainder(a, rd.where(nz, b, 1)), 0)
-    return a
+        a, b = rd.where(nz, b, a), rd.where(nz, rd.fmod(a, rd.where(nz, b, 1)), 0)
+    return rd.negative(a) if signed else a
 
 
 def _ints(name: str, x: Any, y: Any) -> tuple[Any, Any, Any]:
