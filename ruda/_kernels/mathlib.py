@@ -372,31 +372,39 @@ def ipow(t: ir.Type) -> ir.Function:
 
 @cache
 def gcd(t: ir.Type) -> ir.Function:
-    """Greatest common divisor of |a| and |b| (Euclid; at most 94 steps for 64 bits)."""
+    """Greatest common divisor of |a| and |b| (Euclid; at most 94 steps for 64 bits).
+
+    Signed operands run on -|a|, -|b| with the truncating remainder: every magnitude stays
+    representable (|min| is not), and only the final negation wraps, as NumPy's abs does
+    (int8 gcd(2, -128) is 2, gcd(0, -128) is -128)."""
     name, (a, b) = _fn("ruda_gcd", t, "a b")
     x, y, tmp = Var("x", t), Var("y", t), Var("tmp", t)
     k = Var("k", U32)
-    absf = (lambda v: ir.call("abs", v)) if t.kind == "i" else (lambda v: v)
+    signed = t.kind == "i"
+    start = (lambda v: -ir.call("abs", v)) if signed else (lambda v: v)
+    # min % -1 overflows in C: the remainder by -1 is 0 anyway
+    rem = ir.select(y.eq(-1), ir.Const(0, t), x % y) if signed else x % y
     body = (
-        Let(x, absf(a), mutable=True),
-        Let(y, absf(b), mutable=True),
+        Let(x, start(a), mutable=True),
+        Let(y, start(b), mutable=True),
         For(k, ir.Const(0, U32), ir.Const(100, U32), ir.Const(1, U32), (
-            If(y.ne(0), (Let(tmp, x % y), Assign(x, y), Assign(y, tmp))),
+            If(y.ne(0), (Let(tmp, rem), Assign(x, y), Assign(y, tmp))),
         )),
-        Return(x),
+        Return(-x if signed else x),
     )  # fmt: skip
     return ir.Function(name, (a, b), t, body)
 
 
 @cache
 def lcm(t: ir.Type) -> ir.Function:
+    """NumPy's |a| / gcd * |b|, wrapping where the product overflows (0 if either is 0)."""
     name, (a, b) = _fn("ruda_lcm", t, "a b")
     g = Var("g", t)
     absf = (lambda v: ir.call("abs", v)) if t.kind == "i" else (lambda v: v)
     body = (
         Let(g, gcd(t)(a, b)),
         If(g.eq(0), (Return(ir.Const(0, t)),)),
-        Return(absf(a / g * b)),
+        Return(absf(a) / g * absf(b)),
     )
     return ir.Function(name, (a, b), t, body)
 

@@ -1,8 +1,6 @@
 """The table's elementwise functions without a single-kernel expression (divmod, modf, frexp,
-heaviside, gcd, lcm, spacing, isnat) on the GPU backends, composed of ruda's device elementwise ops.
-
-gcd/lcm run Euclid's steps as whole-array ops until every remainder is zero: one boolean
-read-back per step (at most ~92 steps for int64, far fewer in practice).
+heaviside, spacing, isnat) on the GPU backends, composed of ruda's device elementwise ops.
+(gcd and lcm are single kernels: ``mathlib.gcd``'s Euclid loop runs on the device.)
 """
 
 from __future__ import annotations
@@ -82,45 +80,6 @@ def heaviside(x: Any, y: Any, out: Any = None, **kw: Any) -> Any:
     return _out(rd, rd.astype(rd.where(rd.isnan(a), a, r), dt), out)
 
 
-def _gcd(rd: Any, a: Any, b: Any) -> Any:
-    # Euclid on -|a|, -|b| with the remainder of truncating division: the magnitudes stay
-    # representable (|min| is not), so only the final negation wraps, as NumPy's abs does.
-    signed = rd.isdtype(a.dtype, "signed integer")
-    if signed:
-        a, b = rd.negative(rd.abs(a)), rd.negative(rd.abs(b))
-    while bool(rd.any(b != 0).to_device("cpu")):  # one read-back per Euclid step
-        nz = b != 0
-        a, b = rd.where(nz, b, a), rd.where(nz, rd.fmod(a, rd.where(nz, b, 1)), 0)
-    return rd.negative(a) if signed else a
-
-
-def _ints(name: str, x: Any, y: Any) -> tuple[Any, Any, Any]:
-    rd, a, b = _operands(x, y)
-    dev = (a if hasattr(a, "device") else b).device
-    dt = rd.result_type(a, b)  # a Python int operand is weak, as in NumPy
-    a, b = (v if hasattr(v, "dtype") else rd.asarray(v, dtype=dt, device=dev) for v in (a, b))
-    if not rd.isdtype(dt, "integral"):
-        raise TypeError(f"ruda.{name}: not defined for {dt} operands (integers only)")
-    a, b = rd.broadcast_arrays(rd.astype(a, dt), rd.astype(b, dt))
-    return rd, a, b
-
-
-def gcd(x: Any, y: Any, out: Any = None, **kw: Any) -> Any:
-    """Greatest common divisor of ``|x|`` and ``|y|`` (gcd(0, 0) = 0)."""
-    _kw("gcd", kw)
-    rd, a, b = _ints("gcd", x, y)
-    return _out(rd, _gcd(rd, a, b), out)
-
-
-def lcm(x: Any, y: Any, out: Any = None, **kw: Any) -> Any:
-    """Least common multiple of ``|x|`` and ``|y|`` (0 if either is 0)."""
-    _kw("lcm", kw)
-    rd, a, b = _ints("lcm", x, y)
-    g = _gcd(rd, a, b)
-    r = rd.abs(a) // rd.where(g == 0, 1, g) * rd.abs(b)
-    return _out(rd, rd.where(g == 0, 0, r), out)
-
-
 def spacing(x: Any, out: Any = None, **kw: Any) -> Any:
     """The gap from ``x`` to the next float away from zero, with ``x``'s sign (inf, nan: nan)."""
     _kw("spacing", kw)
@@ -141,8 +100,8 @@ def isnat(x: Any, out: Any = None, **kw: Any) -> Any:
 def library() -> dict[str, Any]:
     """The op-table entries of this module (the same functions on every GPU backend)."""
     return {"divmod": divmod_, "modf": modf, "frexp": frexp, "heaviside": heaviside,
-            "gcd": gcd, "lcm": lcm, "isnat": isnat,
+            "isnat": isnat,
             "spacing": spacing}  # fmt: skip
 
 
-__all__ = ["frexp", "gcd", "heaviside", "lcm", "library", "modf"]
+__all__ = ["frexp", "heaviside", "library", "modf"]
