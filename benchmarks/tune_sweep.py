@@ -321,8 +321,11 @@ def main() -> int:
         for family, op, shape in cases(shapes, args.only) if be else ():
             cid = case_id(kind, family, op, shape)
             group, work = family.split(".")[0], math.prod(shape)
-            over, was = seen[group]  # the last case's seconds beyond its budget, scaled by work
-            need = args.budget + max(5.0, over * work / (was or work))
+            # the last case's seconds beyond its budget (compiles, timing rounds of ~0.25 s, the
+            # reference), growing slowly with the work: a few times more for 100x the work
+            over, was = seen[group]
+            grow = min(3.0, 1.0 + math.log10(max(1.0, work / (was or work))))
+            need = args.budget + max(5.0, over) * grow
             left = args.max_seconds - (time.perf_counter() - start)
             if cid in done or left < need:
                 waiting += [] if cid in done else [cid]
