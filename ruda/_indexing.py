@@ -39,8 +39,10 @@ def _index_array(indices: Any, fname: str, dev: Any, arg: str = "indices") -> An
         return operator.index(indices)
     else:
         d = as_array(indices, fname, arg, dev)._data
-    if d.dtype.kind not in "iu" and d.size:
-        raise TypeError(f"ruda.{fname}: {arg} must have an integer dtype, got {d.dtype}")
+    if d.dtype.kind not in "iu":
+        if d.size:
+            raise TypeError(f"ruda.{fname}: {arg} must have an integer dtype, got {d.dtype}")
+        d = dev._ops["astype"](d, np.int64)  # an empty list arrives as float64
     return d
 
 

@@ -32,8 +32,9 @@ def _arg(name: str, x: Any, axis: Any, out: Any, keepdims: bool) -> Array:
     dev = x._device
     d = x._data
     ax = None if axis is None else normalize_axis(axis, d.ndim, name)
-    if d.size == 0:
-        raise ValueError(f"ruda.{name}: x is empty, there is no {name[3:]}imum to locate")
+    # Only an empty reduced axis has nothing to locate; other empty arrays give empty results.
+    if d.size == 0 if ax is None else d.shape[ax] == 0:
+        raise ValueError(f"ruda.{name}: x is empty, there is no {name[-3:]}imum to locate")
     if out is None:
         return _wrap(dev._ops[name](d, ax, keepdims=keepdims), dev)
     return finish(dev._ops[name](d, ax, out_arg(out, name, dev), keepdims=keepdims), out, dev)

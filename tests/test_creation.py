@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy
 import pytest
 from hypothesis import given
@@ -59,10 +61,34 @@ def test_arange_float_and_single(device):
     assert ruda.arange(3.0, device=device).dtype == ruda.float64
 
 
+@pytest.mark.parametrize("dtype", [None, "float32", "float16", "complex64", "complex128"])
+@pytest.mark.parametrize(
+    ("start", "stop", "step"),
+    [(-7.0, 5.0, 0.1), (9.0, -3.0, -0.7), (0.001, 30.0, 0.3), (2.5, 3.0, 1.0)],
+)
+def test_arange_float_bits(device, start, stop, step, dtype):
+    # NumPy fills start + i * ((start + step) - start), not start + i * step: same bits
+    # (complex results hold the real fill; the GPU kernels once had no complex arange)
+    r = ruda.arange(start, stop, step, dtype=dtype, device=device)
+    assert_close(r, numpy.arange(start, stop, step, dtype=dtype), rtol=0.0)
+
+
 @given(num=st.integers(0, 20), endpoint=st.booleans())
 def test_linspace(device, num, endpoint):
     r = ruda.linspace(-1.5, 2.0, num, endpoint=endpoint, device=device)
     assert_close(r, numpy.linspace(-1.5, 2.0, num, endpoint=endpoint), device=device)
+
+
+@pytest.mark.parametrize(
+    ("start", "stop", "num"), [(-3.3, 7.1, 13), (0.1, 0.7, 9), (1e39, -1e39, 5)]
+)
+def test_linspace_float32_rounds_once(device, start, stop, num):
+    # NumPy computes in float64 (the endpoints' type) and rounds to float32 once at the end
+    with warnings.catch_warnings():  # 1e39 overflows float32: inf, as in NumPy
+        warnings.simplefilter("ignore", RuntimeWarning)
+        r = ruda.linspace(start, stop, num, dtype=ruda.float32, device=device)
+        want = numpy.linspace(start, stop, num, dtype=numpy.float32)
+    assert_close(r, want, rtol=0.0)
 
 
 def test_linspace_complex(device):
@@ -135,3 +161,18 @@ def test_errors(device):
         ruda.linspace(0, 1, -1, device=device)
     with pytest.raises(ValueError, match="ruda.tril"):
         ruda.tril(ruda.asarray(1.0, device=device))
+
+
+def test_arange_chunk_parameters():
+    # the GPU arange kernel's launches: floats index from the array's start (NumPy's fill) while
+    # the index fits 32 bits, else each launch starts at its own first value; integers wrap
+    from ruda._backends.gpu.creation import arange_chunks
+
+    f = list(arange_chunks(10, 4, numpy.dtype(numpy.float64), 0.5, 0.1, 0.6))
+    assert [(c0, m, p["base"]) for c0, m, p in f] == [(0, 4, 0), (4, 4, 4), (8, 2, 8)]
+    assert all(p["start"] == 0.5 and p["second"] == 0.6 for _, _, p in f)
+    big = list(arange_chunks((1 << 32) + 5, 1 << 31, numpy.dtype(numpy.float32), 1.0, 2.0))
+    assert [p["base"] for _, _, p in big] == [0, 0, 0]
+    assert [p["start"] for _, _, p in big] == [1.0, 1.0 + 2.0 * (1 << 31), 1.0 + 2.0 * (1 << 32)]
+    i32 = list(arange_chunks(300, 100, numpy.dtype(numpy.int32), 2**31 - 150, 1))
+    assert [p["start"] for _, _, p in i32] == [2**31 - 150, 2**31 - 50, 50 - 2**31]

@@ -101,6 +101,15 @@ def test_index_tricks(rng):
     assert_close(got, to_numpy(x)[numpy.ix_([0, 2], [1, 3])])
 
 
+def test_empty_index_lists(device):
+    # [] arrives as float64, as in NumPy: no index to check, nothing to put or take
+    a = numpy.arange(6.0)
+    x = put(a.copy(), device)
+    ruda.put(x, [], [1.0])
+    assert_close(x, a)
+    assert_close(ruda.take(x, []), numpy.take(a, []))
+
+
 def test_errors(device):
     x = ruda.ones((2, 3), device=device)
     i = ruda.asarray([0], device=device)

@@ -226,6 +226,27 @@ def test_matrix_norm_and_norm(device, rng, ord_, dtype):
                  numpy.linalg.norm(_wide(a), axis=(0, 2)).astype(real), rtol=t)  # fmt: skip
 
 
+@pytest.mark.parametrize("ord_", ["fro", "nuc", 1, -1, 2, -2, numpy.inf, -numpy.inf])
+@pytest.mark.parametrize("shape", [(2, 0, 0), (2, 0, 3), (2, 3, 0)])
+def test_matrix_norm_empty(device, ord_, shape):
+    # NumPy's maxima start from 0 (an empty norm is 0); its minima over nothing raise
+    a = numpy.zeros(shape)
+    try:
+        want = numpy.linalg.matrix_norm(a, ord=ord_)
+    except ValueError:
+        with pytest.raises(ValueError, match="ruda.linalg.matrix_norm: zero-size"):
+            ruda.linalg.matrix_norm(put(a, device), ord=ord_)
+    else:
+        assert_close(ruda.linalg.matrix_norm(put(a, device), ord=ord_), want)
+
+
+@pytest.mark.parametrize("shape", [(0,), (2, 0)])
+def test_vector_norm_inf_empty(device, shape):
+    a = numpy.zeros(shape)
+    got = ruda.linalg.vector_norm(put(a, device), ord=numpy.inf, axis=-1)
+    assert_close(got, numpy.linalg.vector_norm(a, ord=numpy.inf, axis=-1))
+
+
 def test_norm_errors(device, rng):
     x = put(_rand(rng, (3, 3)), device)
     with pytest.raises(ValueError, match="ruda.linalg.matrix_norm: ord"):

@@ -87,6 +87,18 @@ def test_nanarg(device):
     assert_close(ruda.nanargmin(x), numpy.nanargmin(a))
 
 
+@pytest.mark.parametrize("name", ["argmax", "argmin", "nanargmax", "nanargmin"])
+@pytest.mark.parametrize(("shape", "axis"), [((0, 3), 1), ((3, 0), 0), ((2, 0, 3), -1)])
+def test_arg_empty_result(device, name, shape, axis):
+    # An empty array whose reduced axis is not empty has an empty answer, not an error.
+    a = numpy.zeros(shape, numpy.float32)
+    for keepdims in (False, True):
+        r = getattr(ruda, name)(put(a, device), axis=axis, keepdims=keepdims)
+        assert_close(r, getattr(numpy, name)(a, axis=axis, keepdims=keepdims), device=device)
+    with pytest.raises(ValueError, match=f"ruda.{name}: x is empty"):
+        getattr(ruda, name)(put(numpy.zeros((0, 3)), device), axis=0)
+
+
 def test_errors(device, rng):
     x = put(rng.integers(0, 5, (2, 3)), device)
     with pytest.raises(ValueError, match="ruda.argmax"):

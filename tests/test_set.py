@@ -101,6 +101,15 @@ def test_numpy_unique_and_1d(device, rng):
     assert_close(ruda.union1d(a.tolist(), y), numpy.union1d(a, b))
 
 
+@pytest.mark.parametrize(
+    ("shape", "axis"), [((0, 3), 0), ((0, 3), 1), ((3, 0), 0), ((2, 0, 3), -1)]
+)
+def test_unique_axis_empty(device, shape, axis):
+    # an empty array's slices: none, or one empty slice (NumPy's shapes)
+    a = numpy.zeros(shape)
+    assert_close(ruda.unique(put(a, device), axis=axis), numpy.unique(a, axis=axis))
+
+
 def test_errors(device):
     with pytest.raises(TypeError, match="ruda.unique_values"):
         ruda.unique_values(object())

@@ -68,3 +68,6 @@ def test_errors(device, rng):
         ruda.argsort(x, axis=-3)
     with pytest.raises(ValueError, match="ruda.sort"):
         ruda.sort(put(numpy.array(1.0), device), axis=0)
+    for name in ("partition", "argpartition"):
+        with pytest.raises(ValueError, match=rf"ruda.{name}: kth\(=5\) out of bounds"):
+            getattr(ruda, name)(x, 5, axis=0)

@@ -23,7 +23,7 @@ import numpy as np
 from ..._kernels import ir
 from ..._ops import Op
 from ..gpu import kernels, views
-from ..gpu.creation import fill_words
+from ..gpu.creation import arange_chunks, fill_words
 from ..gpu.layout import bstrides, collapse
 from ..gpu.ops import GpuOps, _ElementwiseMaker
 from ..gpu.random import library as random_library
@@ -195,22 +195,11 @@ class CudaOps(GpuOps):
             ctx.launcher.launch(prog, [x.mem.ptr + 4 * start], {"n": m, "lo": lo, "hi": hi}, m)
         return x
 
-    def arange_into(self, out: CudaArray, start: Any, step: Any) -> None:
-        ctx, n, work = out.ctx, out.size, out.dtype
-        t = ir.type_of(work)
-        prog = ctx.compiler.program(kernels.arange(t))
-        chunk = _launcher.CHUNK
-        for c0 in range(0, n, chunk):
-            m = min(chunk, n - c0)
-            first, delta = start + c0 * step, step
-            if work.kind == "u":  # unsigned arithmetic wraps: negative steps work modulo 2^bits
-                first, delta = int(first) % (1 << t.bits), int(delta) % (1 << t.bits)
-            elif work.kind == "f":
-                first, delta = float(first), float(delta)
-            else:
-                first, delta = int(first), int(delta)
-            params = {"n": m, "start": first, "step": delta}
-            ctx.launcher.launch(prog, [out.ptr + c0 * work.itemsize], params, m)
+    def arange_into(self, out: CudaArray, start: Any, step: Any, second: Any = None) -> None:
+        ctx, work = out.ctx, out.dtype
+        prog = ctx.compiler.program(kernels.arange(ir.type_of(work)))
+        for c0, m, params in arange_chunks(out.size, _launcher.CHUNK, work, start, step, second):
+            ctx.launcher.launch(prog, [out.ptr + c0 * work.itemsize], {"n": m, **params}, m)
 
     # -- reduce and scan plans ------------------------------------------------------------------
     def plan_ready(self, x: CudaArray) -> bool:

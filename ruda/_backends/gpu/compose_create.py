@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .compose_stats import _arrays
 
 
@@ -26,7 +28,15 @@ def linspace(start: Any, stop: Any, num: int, endpoint: bool = True, retstep: bo
     arrays = [v for v in (s, t) if isinstance(v, rd.Array)]
     dev = arrays[0].device if device is None and arrays else rd.Device(device)
     out_dt = rd.result_type(*arrays, 1.0) if dtype is None else rd.dtype(dtype)
-    work = out_dt if rd.isdtype(out_dt, ("real floating", "complex floating")) else rd.float64
+    # NumPy's type for the arithmetic: the endpoints' (Python numbers weak, NumPy's strong)
+    calc = rd.result_type(*(v if type(v) in (bool, int, float, complex) else
+                            v.dtype if isinstance(v, rd.Array) else np.asarray(v).dtype
+                            for v in (s, t)), 1.0)  # fmt: skip
+    # computed in it, converted once at the end; a device without it computes in the result's
+    if calc in rd.__array_namespace_info__().dtypes(device=dev).values():
+        work = calc
+    else:
+        work = out_dt if rd.isdtype(out_dt, ("real floating", "complex floating")) else calc
     shape = rd.broadcast_shapes(*(a.shape for a in arrays)) if arrays else ()
     s, t = (rd.astype(v, work) if isinstance(v, rd.Array) else v for v in (s, t))
     div = num - 1 if endpoint else num

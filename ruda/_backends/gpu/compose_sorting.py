@@ -4,17 +4,18 @@ device sorts (stable radix/merge sorts) and gathers.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .compose_stats import _arrays
 
 
-def _kth_ok(rd: Any, a: Any, kth: Any, axis: Any) -> None:
+def _kth_ok(rd: Any, a: Any, kth: Any, axis: Any, name: str) -> None:
     n = a.size if axis is None else a.shape[axis]
     ks = [kth] if isinstance(kth, int) else list(kth) if not hasattr(kth, "ctx") else []
     for k in ks:
         if not -n <= int(k) < n:
-            raise ValueError(f"kth(={k}) out of bounds ({n})")
+            raise ValueError(f"ruda.{name}: kth(={k}) out of bounds ({n})")
 
 
 def partition(x: Any, kth: Any, axis: Any = -1, kind: str = "introselect",
@@ -22,7 +23,7 @@ def partition(x: Any, kth: Any, axis: Any = -1, kind: str = "introselect",
     """Elements ``kth`` in their sorted places, smaller before, larger after."""
     # Note: a full (stable) sort: it meets NumPy's contract, whose other orders are undefined.
     rd, a = _arrays(x)
-    _kth_ok(rd, a, kth, axis)
+    _kth_ok(rd, a, kth, axis, "partition")
     if axis is None:
         return rd.sort(rd.reshape(a, (-1,)))._data
     return rd.sort(a, axis=axis)._data
@@ -32,7 +33,7 @@ def argpartition(x: Any, kth: Any, axis: Any = -1, kind: str = "introselect",
                  order: Any = None) -> Any:  # fmt: skip
     """Indices that partition ``x`` around ``kth`` (a stable argsort; see ``partition``)."""
     rd, a = _arrays(x)
-    _kth_ok(rd, a, kth, axis)
+    _kth_ok(rd, a, kth, axis, "argpartition")
     if axis is None:
         return rd.argsort(rd.reshape(a, (-1,)))._data
     return rd.argsort(a, axis=axis)._data
@@ -77,7 +78,7 @@ def sort_complex(x: Any) -> Any:
 def _unique_rows(rd: Any, a: Any, axis: int) -> Any:
     """The distinct slices of ``a`` along ``axis``, in lexicographic order."""
     m = rd.moveaxis(a, axis, 0)
-    rows = rd.reshape(m, (m.shape[0], -1))
+    rows = rd.reshape(m, (m.shape[0], math.prod(m.shape[1:])))  # not -1: m may be empty
     if rows.shape[0] == 0 or rows.shape[1] == 0:
         return rd.moveaxis(m[:1] if rows.shape[0] else m, 0, axis)
     s = rd.take(rows, _lexsort(rd, [rows[:, j] for j in range(rows.shape[1] - 1, -1, -1)]), axis=0)

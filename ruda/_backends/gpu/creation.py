@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -30,6 +30,32 @@ def fill_words(x: Any, value: Any) -> tuple[int, int, int]:
     return lo, hi, (x.nbytes + 3) // 4
 
 
+def arange_chunks(n: int, chunk: int, work: np.dtype, start: Any, step: Any,
+                  second: Any = None) -> Iterator[tuple[int, int, dict[str, Any]]]:  # fmt: skip
+    """(first element, count, parameters) of each launch of ``kernels.arange`` filling ``n``
+    elements of ``work`` in launches of at most ``chunk``. Floats count the index from the
+    array's start (NumPy's ``start + i * delta`` with ``second`` at 1, bit for bit) while it
+    fits 32 bits; integers (exact either way) and longer float arrays start each launch at its
+    own first value, wrapped to the type."""
+    bits = 8 * work.itemsize
+    for c0 in range(0, n, chunk):
+        m = min(chunk, n - c0)
+        if work.kind == "f":
+            if n <= 1 << 32:
+                sec = start + step if second is None else second
+                p = {"base": c0, "start": float(start), "step": float(step), "second": float(sec)}
+            else:
+                first = start + c0 * step
+                p = {"base": 0, "start": float(first), "step": float(step),
+                     "second": float(first + step)}  # fmt: skip
+        else:
+            first = (int(start) + c0 * int(step)) % (1 << bits)
+            if work.kind == "i" and first >> (bits - 1):
+                first -= 1 << bits
+            p = {"base": 0, "start": first, "step": int(step)}
+        yield c0, m, p
+
+
 class CreationOps:
     """The creation functions of a backend; ``GpuOps`` mixes them in."""
 
@@ -43,8 +69,9 @@ class CreationOps:
         """Fill a fresh contiguous array (offset 0) with ``value``; returns ``x``."""
         raise NotImplementedError
 
-    def arange_into(self, out: Any, start: Any, step: Any) -> None:
-        """``out[i] = start + i * step`` over the contiguous 1-d ``out`` (a 32/64-bit type)."""
+    def arange_into(self, out: Any, start: Any, step: Any, second: Any = None) -> None:
+        """``out[i] = start + i * step`` over the contiguous 1-d ``out`` (a 32/64-bit type);
+        a float ``out`` holds ``second`` (default ``start + step``) at index 1."""
         raise NotImplementedError
 
     def astype(self, x: Any, dtype: Any, copy: bool = True, **_: Any) -> Any:
@@ -117,6 +144,9 @@ class CreationOps:
         if stop is None:
             start, stop = 0, start
         npdt = self._dtype(ctx, dtype, np.result_type(start, stop, step), "arange")
+        if npdt.kind == "c":  # real arguments (the namespace's check): NumPy's real fill, widened
+            part = np.dtype(np.float32 if npdt == np.complex64 else np.float64)
+            return self.astype(self.arange(start, stop, step, dtype=part, device=device), npdt)
         if all(isinstance(v, (int, np.integer)) for v in (start, stop, step)):
             n = len(range(int(start), int(stop), int(step)))
         else:
@@ -127,11 +157,18 @@ class CreationOps:
         else:
             work = np.dtype(np.float32 if npdt.kind == "f" else np.int32)
         out = ctx.allocator.empty((n,), work)
+        second = None
         if work.kind == "u":  # unsigned arithmetic wraps: a negative step works modulo 2^bits
             mod = 1 << (8 * work.itemsize)
             start, step = int(start) % mod, int(step) % mod
+        elif npdt.kind == "f":
+            # NumPy's fill: its first two values in the result dtype, then start + i * delta
+            # with delta = second - start, in the working type (float16's fill is in float32)
+            first, second = npdt.type(start), npdt.type(start + step)
+            start, second = work.type(first), work.type(second)
+            step = second - start
         if n:
-            self.arange_into(out, start, step)
+            self.arange_into(out, start, step, second)
         return out if work == npdt else self.astype(out, npdt)
 
     def creation(self) -> dict[str, Callable[..., Any]]:

@@ -98,12 +98,21 @@ def fill_words() -> ir.Kernel:
 
 @cache
 def arange(t: ir.Type) -> ir.Kernel:
-    """``dst[i] = start + t(i) * step`` (in ``t``: a 32- or 64-bit type)."""
+    """``dst[i] = start + t(base + i) * step`` (in ``t``: a 32- or 64-bit type), NumPy's fill;
+    a float kernel stores ``second`` at index 1, as NumPy stores its second value as given."""
     dst = ir.Buffer("dst", t, 0, "read_write")
-    n, start, step = ir.Param("n", ir.U32), ir.Param("start", t), ir.Param("step", t)
+    n, base = ir.Param("n", ir.U32), ir.Param("base", ir.U32)
+    start, step = ir.Param("start", t), ir.Param("step", t)
+    params = [n, base, start, step]
     i, body = _head(n)
-    body.append(ir.store(dst, i, start.var + ir.cast(i, t) * step.var))
+    k = i + base.var  # the element's index in the whole array (a launch may cover a chunk)
+    value = start.var + ir.cast(k, t) * step.var
+    if t.is_float:
+        second = ir.Param("second", t)
+        params.append(second)
+        value = ir.select(k.eq(1), second.var, value)
+    body.append(ir.store(dst, i, value))
     return ir.Kernel(
-        name=f"arange_{t.name}", buffers=(dst,), params=(n, start, step), body=tuple(body),
+        name=f"arange_{t.name}", buffers=(dst,), params=tuple(params), body=tuple(body),
         workgroup=(WORKGROUP, 1, 1),
     )  # fmt: skip

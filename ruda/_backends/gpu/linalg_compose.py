@@ -175,6 +175,10 @@ class LinalgBase:
         batch = math.prod(lead)
         out = self._new(s.ctx, lead, s.dtype)
         if batch == 0 or k == 0:
+            if batch and what == "min":  # NumPy's min over no singular values
+                raise ValueError(
+                    "zero-size array to reduction operation minimum which has no identity"
+                )
             return out if batch == 0 else self.ops.fill(out, 0)
         p = Plans(self.ops)
         p.add(
@@ -208,7 +212,10 @@ class LinalgBase:
                 inner = -2 if ord in (1, -1) else -1
                 pick = "max" if ord in (1, float("inf")) else "min"
                 sums = lib["sum"](ops.apply(OPS["abs"], (y,)), axis=inner % y.ndim)
-                res = lib[pick](sums, axis=sums.ndim - 1)
+                # NumPy's max here starts from 0: an empty matrix's norm is 0, not an error
+                res = lib[pick](
+                    sums, axis=sums.ndim - 1, **({"initial": 0} if pick == "max" else {})
+                )
         return res.reshape((*x.shape[:-2], 1, 1)) if keepdims else res
 
     def cond(self, x: Any, p: Any = None) -> Any:

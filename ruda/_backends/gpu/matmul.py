@@ -430,8 +430,8 @@ class Products:
             real = np.finfo(x.dtype).dtype  # complex norms are real
             return self.ops.astype(self._sum(nz, axis, real, keepdims), real)
         ax = self._apply("abs", x)
-        if ord == _INF:
-            return self.red.reducer("max")(ax, axis=axis, keepdims=keepdims)
+        if ord == _INF:  # NumPy's max starts from 0: an empty vector's norm is 0
+            return self.red.reducer("max")(ax, axis=axis, keepdims=keepdims, initial=0)
         if ord == -_INF:
             return self.red.reducer("min")(ax, axis=axis, keepdims=keepdims)
         if ord == 1:
@@ -453,7 +453,7 @@ class Products:
             along, across = (nd - 2, nd - 1) if ord in (1, -1) else (nd - 1, nd - 2)
             s = self._sum(self._apply("abs", x), along, keepdims=True)
             pick = self.red.reducer("max" if ord > 0 else "min")
-            r = pick(s, axis=across, keepdims=True)
+            r = pick(s, axis=across, keepdims=True, **({"initial": 0} if ord > 0 else {}))
             if not keepdims:
                 r = r.reshape(x.shape[:-2])
         elif ord in ("nuc", 2, -2):

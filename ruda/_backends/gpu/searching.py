@@ -44,7 +44,7 @@ class Searching:
             keepdims: bool = False) -> Any:  # fmt: skip
         ops, ctx = self.ops, x.ctx
         ctx.check_dtype(x.dtype, op)
-        if x.size == 0:
+        if x.size == 0 and (axis is None or x.shape[operator.index(axis) % max(x.ndim, 1)] == 0):
             raise ValueError(f"attempt to get {op} of an empty sequence")
         if x.size > LIMIT:
             raise NotImplementedError(f"{op} of more than {LIMIT} elements on {ctx.name}")
@@ -60,7 +60,9 @@ class Searching:
             rows = x.size // cols
             shape = tuple(1 if d == axis else n for d, n in enumerate(x.shape)) if keepdims \
                 else tuple(n for d, n in enumerate(x.shape) if d != axis)  # fmt: skip
-        if chunking.too_big(ctx, xt):  # more than one binding: tile by tile
+        if rows == 0:  # an empty array whose reduced axis is not: nothing to run
+            r = ctx.allocator.empty((0,), np.int64)
+        elif chunking.too_big(ctx, xt):  # more than one binding: tile by tile
             r = chunking.arg_layout(self, op, xt, rows, cols)
         else:
             r = ctx.allocator.empty((rows,), np.int64)

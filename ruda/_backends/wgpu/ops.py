@@ -20,7 +20,7 @@ from typing import Any
 
 from ..._kernels import ir, tune
 from ..gpu import chunking, kernels
-from ..gpu.creation import fill_words
+from ..gpu.creation import arange_chunks, fill_words
 from ..gpu.layout import bstrides, collapse
 from ..gpu.ops import GpuOps
 from ..gpu.random import library as random_library
@@ -160,23 +160,13 @@ class WgpuOps(GpuOps):
             )
         return x
 
-    def arange_into(self, out: WgpuArray, start: Any, step: Any) -> None:
+    def arange_into(self, out: WgpuArray, start: Any, step: Any, second: Any = None) -> None:
         ctx, n, work = out.ctx, out.size, out.dtype
         prog = ctx.compiler.program(kernels.arange(ir.type_of(work)))
-        cast = float if work.kind == "f" else int
         isz = work.itemsize
-        chunk = _chunk(ctx, n, isz)
-        for i0 in range(0, n, chunk):  # each chunk starts at its own first value
-            m = min(chunk, n - i0)
-            first = cast(start) + i0 * cast(step)
-            if work.kind in "iu":  # wrapped to the integer type, as the kernel's sum wraps
-                bits = 8 * isz
-                first %= 1 << bits
-                first -= (1 << bits) if work.kind == "i" and first >> (bits - 1) else 0
-            ctx.launcher.launch(
-                prog, [(out.block.buffer, i0 * isz, (m * isz + 3) & ~3)],
-                {"n": m, "start": first, "step": cast(step)}, m,
-            )  # fmt: skip
+        for i0, m, params in arange_chunks(n, _chunk(ctx, n, isz), work, start, step, second):
+            binding = (out.block.buffer, i0 * isz, (m * isz + 3) & ~3)
+            ctx.launcher.launch(prog, [binding], {"n": m, **params}, m)
 
     # -- reduce and scan plans ------------------------------------------------------------------
     def plan_ready(self, x: WgpuArray) -> bool:
