@@ -111,6 +111,18 @@ def div_real(z: ir.Expr, r: Any) -> ir.Expr:
     return z / r
 
 
+def householder_tau(t: ir.Type, x0: ir.Expr, xr: ir.Expr, alpha: ir.Expr,
+                    sigma: ir.Expr) -> tuple[ir.Expr, ir.Expr]:  # fmt: skip
+    """LAPACK's dlarfg/zlarfg: whether x (diagonal entry ``x0``, real part ``xr``, ``sigma`` =
+    |x|^2 below it) needs a reflection (else H = I, tau = 0), and tau = (alpha - x0) / alpha
+    for the reflection onto the real ``alpha``."""
+    nonzero = sigma > 0.0
+    if t.is_complex:
+        return (lor(nonzero, cmath.im(x0).ne(0.0)),
+                cmath.make((alpha - xr) / alpha, -cmath.im(x0) / alpha, t))  # fmt: skip
+    return nonzero, (alpha - x0) / alpha
+
+
 def eps(t: ir.Type) -> float:
     return float(np.finfo(ir.numpy_of(t)).eps)
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from . import cmath, ir
+from . import ir
 from . import linalg_common as lc
 from .ir import U32, Const, If, Let
-from .mathlib import land, lor
+from .mathlib import land
 
 
 def _params(*names: str) -> list[ir.Param]:
@@ -55,12 +55,7 @@ def panel_geqrf(
     maxed, amax_v = lc.wg_sum(red, top, wg, "max")
     summed, sigma = lc.wg_sum(red, part, wg)
     # else H = I (LAPACK: tau = 0) and R's entry is x0 (real then, for a complex x0)
-    nonzero = sigma > 0.0
-    if t.is_complex:
-        nonzero = lor(nonzero, cmath.im(x0).ne(0.0))
-        tau = cmath.make((alpha - xr) / alpha, -cmath.im(x0) / alpha, t)
-    else:
-        tau = (alpha - x0) / alpha
+    nonzero, tau = lc.householder_tau(t, x0, xr, alpha, sigma)
     ra = lc.lift(alpha, t)
 
     def reflector(r: ir.Expr) -> list[Any]:

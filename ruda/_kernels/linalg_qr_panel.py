@@ -32,11 +32,11 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from . import cmath, ir
+from . import ir
 from . import linalg_common as lc
 from .ir import U32, Barrier, Const, For, If, Let
 from .linalg_steps import tiled
-from .mathlib import land, lor
+from .mathlib import land
 from .reduce import wgid
 
 JB = 32  # panel width: one lane per panel column
@@ -60,12 +60,7 @@ def _reflector(t: ir.Type, x0: ir.Expr, sigma: ir.Expr) -> tuple[list[Any], dict
     xr, norm, alpha = lc.fresh("xr", f), lc.fresh("norm", f), lc.fresh("alpha", f)
     hh = lc.fresh("hh", ir.BOOL)
     ra, tau, d = lc.fresh("ra", t), lc.fresh("tau", t), lc.fresh("d", t)
-    nonzero = sigma > 0.0
-    if t.is_complex:
-        nonzero = lor(nonzero, cmath.im(x0).ne(0.0))
-        formula = cmath.make((alpha - xr) / alpha, -cmath.im(x0) / alpha, t)
-    else:
-        formula = (alpha - x0) / alpha
+    nonzero, formula = lc.householder_tau(t, x0, xr, alpha, sigma)
     body = [
         Let(xr, lc.re(x0)),
         Let(norm, ir.call("sqrt", lc.absq(x0) + sigma)),
