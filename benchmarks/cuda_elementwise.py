@@ -6,13 +6,20 @@
    host wall time including the final synchronize; microseconds per op for ruda and CuPy.
 
     RUDA_CUDA=experimental python3 benchmarks/cuda_elementwise.py --json cuda_elementwise.json
+
+``--sweep`` also times the contiguous kernel's variants (``elementwise.VARIANTS``) on the add;
+``--profile FILE`` writes a cProfile of the chain (where the host's microseconds go).
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import io
+import itertools
 import json
 import os
+import pstats
 import statistics
 import sys
 import time
@@ -60,6 +67,54 @@ def bandwidth(dev: ruda.Device, n: int, reps: int) -> tuple[float, float]:
     return t_ruda, t_cupy
 
 
+def sweep_add(dev: ruda.Device, n: int, reps: int) -> list[dict]:
+    """GB/s of the f32 add under each contiguous variant (the elementwise default patched)."""
+    from ruda._backends.cuda import ops as cuda_ops
+
+    x = ruda.asarray(numpy.random.default_rng().standard_normal(n, dtype=numpy.float32), device=dev)
+    y, out = x + 1, ruda.empty_like(x)
+    want = x + y
+    saved, rows = cuda_ops.default_variant, []
+    space = itertools.product((1, 4), (1, 2, 4, 8), (128, 256, 512, 1024), ("tile", "grid"))
+    try:
+        for vec, ipt, wg, order in space:
+            v = {"vec": vec, "ipt": ipt, "wg": wg, "order": order}
+            cuda_ops.default_variant = lambda key, v=v: v
+            cuda_ops.OPS.tuner._kernels.clear()
+            try:
+                ruda.add(x, y, out=out)
+            except Exception as e:  # a variant the builder rejects
+                rows.append({**v, "error": str(e)[:200], "GBps": 0.0})
+                continue
+            ok = bool(ruda.all(out == want))
+            t = event_seconds(lambda: ruda.add(x, y, out=out), reps)
+            rows.append({**v, "GBps": 12 * n / t / 1e9, "correct": ok})
+    finally:
+        cuda_ops.default_variant = saved
+        cuda_ops.OPS.tuner._kernels.clear()
+    rows.sort(key=lambda r: -r["GBps"])
+    for r in rows[:8]:
+        print(f"  {r}")
+    return rows
+
+
+def profile_chain(xs, ops: int, sync, path: str) -> None:
+    """cProfile of five chains of ``ops`` adds: the top functions by own and cumulative time."""
+    prof = cProfile.Profile()
+    chain_us(lambda u, v: u + v, xs, 10, sync)
+    prof.enable()
+    for _ in range(5):
+        y = xs
+        for _ in range(ops):
+            y = y + xs
+        sync()
+    prof.disable()
+    buf = io.StringIO()
+    for order in ("tottime", "cumulative"):
+        pstats.Stats(prof, stream=buf).sort_stats(order).print_stats(30)
+    Path(path).write_text(buf.getvalue())
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--n", type=int, default=256 * 1024 * 1024)
@@ -68,6 +123,8 @@ def main() -> None:
     p.add_argument("--ops", type=int, default=1000)
     p.add_argument("--device", default="cuda:0")
     p.add_argument("--json", default="")
+    p.add_argument("--sweep", action="store_true")
+    p.add_argument("--profile", default="")
     args = p.parse_args()
     dev = ruda.Device(args.device)
     sync = dev.backend.synchronize
@@ -77,6 +134,8 @@ def main() -> None:
     xs, cs = ruda.asarray(small, device=dev), cupy.asarray(small)
     us_ruda = chain_us(lambda u, v: u + v, xs, args.ops, sync)
     us_cupy = chain_us(lambda u, v: u + v, cs, args.ops, cupy.cuda.get_current_stream().synchronize)
+    if args.profile:
+        profile_chain(xs, args.ops, sync, args.profile)
     props = cupy.cuda.runtime.getDeviceProperties(dev.index)
     results = {
         "device": f"{dev} ({props['name'].decode()})",
@@ -95,6 +154,9 @@ def main() -> None:
     print(f"  ruda {nbytes / t_ruda / 1e9:8.1f} GB/s   cupy {nbytes / t_cupy / 1e9:8.1f} GB/s")
     print(f"chain of {args.ops} adds of {args.small} elements")
     print(f"  ruda {us_ruda:8.2f} us/op    cupy {us_cupy:8.2f} us/op")
+    if args.sweep:
+        print("add variants (best first):")
+        results["add_f32_sweep"] = sweep_add(dev, args.n, args.reps)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)

@@ -35,8 +35,8 @@ SWEEP = {
     "full": [{"tiles": t, "ipt": i, "wg": w} for t in (1, 4, 8) for i in (4, 8) for w in (256, 512)],  # noqa: E501
     "rows": [{"ipt": i, "wg": w, "tpr": w} for i in (4, 8) for w in (256, 512, 1024)],
     "cols": [{"ipt": i, "wg": w, "rt": r} for i in (4, 8) for w in (128, 256) for r in (1, 4, 8)],
-    "scan": [{"algorithm": a, "wg": w, "ipt": i} for a in ("lookback", "reduce_then_scan")
-             for w in (256, 512) for i in (4, 8, 16)],
+    "scan": [{"algorithm": "lookback", "wg": w, "ipt": i} for w in (128, 256, 512, 1024)
+             for i in (4, 8, 16)] + [{"algorithm": "reduce_then_scan", "wg": 512, "ipt": 4}],
 }  # fmt: skip
 
 

@@ -37,6 +37,7 @@ VARIANTS: dict[str, dict[str, tuple[Any, ...]]] = {
 }  # fmt: skip
 DEFAULTS: dict[str, Any] = {"wg": 256, "ipt": 4, "algorithm": "reduce_then_scan"}
 SHARED_BYTES = 16384  # keep tile + sums within WebGPU's guaranteed workgroup storage
+CUDA_SHARED_BYTES = 49152  # static shared memory of a CUDA block
 
 
 def _op(op: str) -> str:
@@ -44,18 +45,30 @@ def _op(op: str) -> str:
             "cumprod": "prod"}.get(op, op)  # fmt: skip
 
 
+def shared_bytes(acc: ir.Type, wg: int, ipt: int, algorithm: str) -> int:
+    """Workgroup memory of a scan kernel: the tile and the invocations' (or warps') sums."""
+    if algorithm == "lookback":
+        return (wg * ipt + wg * ipt // 32 + wg // 32) * acc.itemsize + 4
+    return (wg * ipt + wg) * acc.itemsize
+
+
+def fits(acc: ir.Type, wg: int, ipt: int, algorithm: str, room: int | None = None) -> bool:
+    """Whether the variant's workgroup memory fits ``room`` (default: WebGPU's guaranteed
+    ``SHARED_BYTES``, or CUDA's static ``CUDA_SHARED_BYTES`` for the CUDA-only look-back)."""
+    if room is None:
+        room = CUDA_SHARED_BYTES if algorithm == "lookback" else SHARED_BYTES
+    return shared_bytes(acc, wg, ipt, algorithm) <= room
+
+
 def variants(cuda: bool = False, acc: ir.Type = ir.F64) -> list[dict[str, Any]]:
-    """Every valid scan variant (``lookback`` on CUDA only; tiles fitting ``SHARED_BYTES``)."""
+    """Every valid scan variant (``lookback`` on CUDA only; tiles that ``fits``)."""
     out = []
     s = VARIANTS["scan"]
     for wg in s["wg"]:
         for ipt in s["ipt"]:
-            if (wg * ipt + wg) * acc.itemsize > SHARED_BYTES:
-                continue
             for alg in s["algorithm"]:
-                if alg == "lookback" and not cuda:
-                    continue
-                out.append({"wg": wg, "ipt": ipt, "algorithm": alg})
+                if (alg != "lookback" or cuda) and fits(acc, wg, ipt, alg):
+                    out.append({"wg": wg, "ipt": ipt, "algorithm": alg})
     return out
 
 
@@ -156,73 +169,183 @@ def build_scan(op: str, in_t: ir.Type, out_t: ir.Type, wg: int = 256, ipt: int =
     return ir.with_features(k)
 
 
+def _pad(i: ir.Expr) -> ir.Expr:
+    """A tile index with one padding slot per 32: ``ipt`` neighbours of consecutive threads
+    fall in distinct banks (4-byte elements)."""
+    return i + (i >> 5)
+
+
+def _padded(size: int) -> int:
+    return size + size // 32
+
+
+def _warp_reduce(op: str, v: Var, tag: str) -> list[Any]:
+    """Combine ``v`` over the 32 lanes of the warp (butterfly: every lane gets the result)."""
+    body: list[Any] = []
+    for o in (16, 8, 4, 2, 1):
+        other = Var(f"{tag}{o}", v.type)
+        body += [Let(other, ir.call("shuffle_xor", v, Const(o, U32), type=v.type)),
+                 Assign(v, combine(op, v, other))]  # fmt: skip
+    return body
+
+
+def _warp_scan(op: str, v: Var, tag: str) -> list[Any]:
+    """Inclusive scan of ``v`` over the warp's lanes, in place (shuffles up)."""
+    lane = ir.Builtin("sglane")
+    body: list[Any] = []
+    for o in (1, 2, 4, 8, 16):
+        up = Var(f"{tag}{o}", v.type)
+        body += [Let(up, ir.call("shuffle_up", v, Const(o, U32), type=v.type)),
+                 Assign(v, ir.select(lane >= o, combine(op, up, v), v))]  # fmt: skip
+    return body
+
+
+def _warp_exclusive(op: str, incl: ir.Expr, tag: str) -> tuple[list[Any], Var]:
+    """The lane's exclusive prefix from an inclusive warp scan (lane 0: the identity)."""
+    lane = ir.Builtin("sglane")
+    up, ex = Var(f"{tag}u", incl.type), Var(f"{tag}x", incl.type)
+    body = [Let(up, ir.call("shuffle_up", incl, Const(1, U32), type=incl.type)),
+            Let(ex, ir.select(lane >= 1, up, identity(op, incl.type)))]  # fmt: skip
+    return body, ex
+
+
 def build_lookback(op: str, in_t: ir.Type, out_t: ir.Type, wg: int = 256, ipt: int = 4,
                    initial: bool = False) -> ir.Kernel:  # fmt: skip
-    """The single-pass decoupled look-back scan (CUDA). Buffers ``x, state, agg, incl, out``:
-    ``state`` (u32, ``1 + rows * ntiles``, zeroed) holds the tile counter then each tile's flag
-    (1: its total is in ``agg``; 2: its inclusive prefix is in ``incl``)."""
+    """The single-pass decoupled look-back scan (CUDA: 32-lane warps, forward progress of
+    resident blocks). Buffers ``x, state, agg, incl, out``: ``state`` (u32, ``1 + rows *
+    ntiles``, zeroed) holds the tile counter, then each tile's flag (1: its total is in ``agg``;
+    2: its inclusive prefix is in ``incl``).
+
+    A block takes the next tile from the counter (so it waits only on tiles already started),
+    loads it coalesced into shared memory, scans each thread's ``ipt`` neighbours in registers
+    and the threads' totals with warp shuffles, and publishes the tile total. Warp 0 then looks
+    back over 32 predecessors at a time: it waits until all 32 have published, adds the totals
+    of those nearer than the nearest inclusive prefix (and that prefix), and publishes its own
+    inclusive prefix; four barriers in all."""
     op = _op(op)
+    if wg % 32 or not 32 <= wg <= 1024:
+        raise ValueError(f"scan look-back: wg={wg} is not a multiple of 32 in [32, 1024]")
     acc = acc_type(op, in_t, out_t)
     x = ir.Buffer("x", in_t, 0)
     state = ir.Buffer("state", U32, 1, "read_write")
     agg, incl = ir.Buffer("agg", acc, 2, "read_write"), ir.Buffer("incl", acc, 3, "read_write")
     out = ir.Buffer("out", out_t, 4, "read_write")
     rows, n, ntiles = (ir.Param(s, U32) for s in ("rows", "n", "ntiles"))
-    tile, sums = ir.Shared("tile", acc, wg * ipt), ir.Shared("sums", acc, wg)
-    bc, cs = ir.Shared("ticket", U32, 1), ir.Shared("carry", acc, 1)
-    lid = ir.Builtin("lid")
-    zero = Const(0, U32)
-    g = Var("g", U32)
+    nw = wg // 32
+    tile, wsum = ir.Shared("tile", acc, _padded(wg * ipt)), ir.Shared("wsum", acc, nw)
+    ticket = ir.Shared("ticket", U32, 1)
+    lid, lane = ir.Builtin("lid"), ir.Builtin("sglane")
+    zero, one, two = Const(0, U32), Const(1, U32), Const(2, U32)
+    ident = identity(op, acc)
+    g, warp = Var("g", U32), Var("warp", U32)
     body: list[Any] = [
-        If(lid.eq(0), (ir.store(bc, zero, ir.AtomicRMW("add", state, zero, Const(1, U32), U32)),)),
+        If(lid.eq(0), (ir.store(ticket, zero, ir.AtomicRMW("add", state, zero, one, U32)),)),
         Barrier(),
-        Let(g, bc[zero]),
+        Let(g, ticket[zero]),
+        Let(warp, lid >> 5),
     ]
     head, row, t, base, count = _head(wg, ipt, g, n, ntiles, rows)
     body += head
-    body += _tile_scan(op, x, acc, wg, ipt, base, count, tile, sums)
-    total, cin, j, f = Var("total", acc), Var("cin", acc), Var("j", U32), Var("flag", U32)
-    ident = identity(op, acc)
+    for jj in range(ipt):  # coalesced loads (no load past the row's end)
+        k = Var(f"k{jj}", U32)
+        body += [Let(k, lid + jj * wg),
+                 If(k < count, (ir.store(tile, _pad(k), load(op, x[base + k], acc)),),
+                    (ir.store(tile, _pad(k), ident),))]  # fmt: skip
+    body.append(Barrier())
+    runs = [Var(f"r{jj}", acc) for jj in range(ipt)]
+    for jj, r in enumerate(runs):
+        v = tile[_pad(lid * ipt + jj)]
+        body.append(Let(r, v if jj == 0 else combine(op, runs[jj - 1], v)))
+    tsum = Var("tsum", acc)
+    body += [Let(tsum, runs[-1], mutable=True), *_warp_scan(op, tsum, "ts")]
+    ex_body, tex = _warp_exclusive(op, tsum, "te")
+    body += ex_body
+    body += [If(lane.eq(31), (ir.store(wsum, warp, tsum),)), Barrier()]
 
-    def publish(buf: ir.Buffer, value: ir.Expr, flag: int) -> list[Any]:
-        return [
-            ir.store(buf, g, value),
-            ir.Fence(),
-            Let(Var(f"old{flag}", U32), ir.AtomicRMW("exch", state, g + 1, Const(flag, U32), U32)),
-        ]
+    # warp 0: scan the warp totals, publish the tile's total, look back, publish its prefix
+    w, wtot, prefix = Var("w", acc), Var("wtot", acc), Var("prefix", acc)
+    j, first, f, fz, near = (Var(s, U32) for s in ("j", "first", "f", "fz", "near"))
+    inrow, p, v, part = Var("inrow", BOOL), Var("p", U32), Var("v", acc), Var("part", acc)
 
-    walk = ir.While(Const(True, BOOL), (
-        Let(f, ir.VolatileLoad(state, j + 1, U32)),
-        If(f.ne(0), (
-            ir.Fence(),
-            If(f.eq(2), (Assign(cin, combine(op, ir.VolatileLoad(incl, j, acc), cin)), ir.Break()),
-               (Assign(cin, combine(op, ir.VolatileLoad(agg, j, acc), cin)), Assign(j, j - 1))),
+    def publish(buf: ir.Buffer, value: ir.Expr, flag: int) -> tuple[Any, ...]:
+        swap = ir.AtomicRMW("exch", state, g + 1, Const(flag, U32), U32)
+        return (ir.store(buf, g, value), ir.Fence(), Let(Var(f"old{flag}", U32), swap))
+
+    window = (
+        Let(inrow, (j - first) >= lane),
+        Let(p, j - ir.select(inrow, lane, zero)),
+        Let(f, two, mutable=True),
+        ir.While(Const(True, BOOL), (
+            Assign(f, ir.select(inrow, ir.VolatileLoad(state, p + 1, U32), two)),
+            Let(fz, ir.select(f.eq(0), one, zero), mutable=True),
+            *_reduce_or(fz, "fz"),
+            If(fz.eq(0), (ir.Break(),)),
         )),
-    ))  # fmt: skip
-    body += [
-        Let(total, sums[Const(wg - 1, U32)]),
-        If(lid.eq(0), (
-            Let(cin, ident, mutable=True),
-            If(t.eq(0), tuple(publish(incl, total, 2)), (
-                *publish(agg, total, 1),
-                Let(j, g - 1, mutable=True),
-                walk,
-                *publish(incl, combine(op, cin, total), 2),
-            )),
-            ir.store(cs, zero, cin),
+        ir.Fence(),
+        Let(v, ir.select(inrow, ir.select(f.eq(2), ir.VolatileLoad(incl, p, acc),
+                                          ir.VolatileLoad(agg, p, acc)), ident)),
+        Let(near, ir.select(f.eq(2), lane, Const(32, U32)), mutable=True),
+        *_reduce_min(near, "nr"),
+        Let(part, ir.select(lane <= near, v, ident), mutable=True),
+        *_warp_reduce(op, part, "pt"),
+        Assign(prefix, combine(op, part, prefix)),
+        If(near < 32, (ir.Break(),)),
+        Assign(j, j - 32),
+    )  # fmt: skip
+    wex_body, wex = _warp_exclusive(op, w, "we")
+    body.append(If(warp.eq(0), (
+        Let(w, ir.select(lane < nw, wsum[ir.call("min", lane, Const(nw - 1, U32))], ident),
+            mutable=True),
+        Let(wtot, w, mutable=True),
+        *_warp_reduce(op, wtot, "wr"),
+        *_warp_scan(op, w, "ws"),
+        *wex_body,
+        Let(prefix, ident, mutable=True),
+        If(t.eq(0), (If(lane.eq(0), publish(incl, wtot, 2)),), (
+            If(lane.eq(0), publish(agg, wtot, 1)),
+            Let(j, g - 1, mutable=True),
+            Let(first, g - t),
+            ir.While(Const(True, BOOL), window),
+            If(lane.eq(0), publish(incl, combine(op, prefix, wtot), 2)),
         )),
-        Barrier(),
-    ]  # fmt: skip
+        If(lane < nw, (ir.store(wsum, lane, combine(op, prefix, wex)),)),
+    )))  # fmt: skip
+    body.append(Barrier())
+    carry = Var("carry", acc)
+    body.append(Let(carry, combine(op, wsum[warp], tex)))
+    for jj, r in enumerate(runs):
+        body.append(ir.store(tile, _pad(lid * ipt + jj), combine(op, carry, r)))
+    body.append(Barrier())
     ostride = n.var + int(initial)
     obase = row * ostride + t * (wg * ipt) + int(initial)
-    body += _finish(op, out, acc, wg, ipt, cs[zero], tile, sums, obase, count)
+    for jj in range(ipt):
+        k = lid + jj * wg
+        body.append(If(k < count, (ir.store(out, obase + k, ir.cast(tile[_pad(k)], out_t)),)))
     if initial:
-        first = ir.Binary("land", t.eq(0), lid.eq(0), BOOL)
-        body.append(If(first, (ir.store(out, row * ostride, ir.cast(ident, out_t)),)))
+        first0 = ir.Binary("land", t.eq(0), lid.eq(0), BOOL)
+        body.append(If(first0, (ir.store(out, row * ostride, ir.cast(ident, out_t)),)))
     k = ir.Kernel(_name("lookback", op, in_t, out_t, wg, ipt, i=initial),
                   (x, state, agg, incl, out), (rows, n, ntiles), tuple(body), (wg, 1, 1),
-                  (tile, sums, bc, cs))  # fmt: skip
+                  (tile, wsum, ticket))  # fmt: skip
     return ir.with_features(k)
+
+
+def _reduce_or(v: Var, tag: str) -> list[Any]:
+    body: list[Any] = []
+    for o in (16, 8, 4, 2, 1):
+        other = Var(f"{tag}{o}", U32)
+        body += [Let(other, ir.call("shuffle_xor", v, Const(o, U32), type=U32)),
+                 Assign(v, v | other)]  # fmt: skip
+    return body
+
+
+def _reduce_min(v: Var, tag: str) -> list[Any]:
+    body: list[Any] = []
+    for o in (16, 8, 4, 2, 1):
+        other = Var(f"{tag}{o}", U32)
+        body += [Let(other, ir.call("shuffle_xor", v, Const(o, U32), type=U32)),
+                 Assign(v, ir.call("min", v, other))]  # fmt: skip
+    return body
 
 
 def plan_scan(op: str, in_t: ir.Type, out_t: ir.Type, rows: int, n: int,
@@ -238,6 +361,10 @@ def plan_scan(op: str, in_t: ir.Type, out_t: ir.Type, rows: int, n: int,
     params = (rows, n, ntiles)
     groups = rows * ntiles
     if v["algorithm"] == "lookback":
+        while ipt > 1 and not fits(acc, wg, ipt, "lookback"):  # wide types: smaller tiles
+            ipt //= 2
+        ntiles = max(1, _cdiv(n, wg * ipt))
+        params, groups = (rows, n, ntiles), rows * ntiles
         state = plan.temp(U32, 1 + groups)
         agg, incl = plan.temp(acc, groups), plan.temp(acc, groups)
         k = build_lookback(op, in_t, out_t, wg, ipt, initial)

@@ -107,8 +107,9 @@ def _scan_family() -> None:
         if p["algorithm"] == "lookback" and t.backend != "cuda":
             return False  # WebGPU gives no forward-progress guarantee between workgroups
         acc = reduce.acc_type(scan._op(key.op), _t(key.dtypes[0]), _t(key.dtypes[-1]))
-        room = min(scan.SHARED_BYTES, t.shared_bytes)
-        return p["wg"] <= t.max_workgroup and (p["wg"] * p["ipt"] + p["wg"]) * acc.itemsize <= room
+        room = scan.CUDA_SHARED_BYTES if p["algorithm"] == "lookback" else scan.SHARED_BYTES
+        fit = scan.fits(acc, p["wg"], p["ipt"], p["algorithm"], min(room, t.shared_bytes))
+        return p["wg"] <= t.max_workgroup and fit
 
     def reference(k: Key, a: dict[str, np.ndarray]) -> np.ndarray:
         x = a["x"].astype(np.float64) if a["x"].dtype.kind == "f" else a["x"]

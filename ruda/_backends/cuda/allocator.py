@@ -1,14 +1,17 @@
 """Device memory from CuPy's memory pool; explicit copies to and from the host.
 
 Allocations come from ``cupy.cuda.alloc`` (the current allocator: CuPy's caching pool unless the
-user set another), so freed blocks are reused without a cudaMalloc. Copies are queued on the
-current stream, in order with the kernels; a read-back waits for that stream.
+user set another), so freed blocks are reused without a cudaMalloc. ``RUDA_CUDA_POOL=off`` gives
+every array its own cudaMalloc instead, so compute-sanitizer's memcheck sees each array's bounds
+(a pool's blocks hide overruns into a neighbour). Copies are queued on the current stream, in
+order with the kernels; a read-back waits for that stream.
 """
 
 from __future__ import annotations
 
 import ctypes
 import math
+import os
 from typing import Any
 
 import numpy as np
@@ -29,6 +32,8 @@ class Allocator:
         self.ctx = ctx
         self._cupy = cupy
         self._alloc = cupy.cuda.alloc  # the current allocator: CuPy's pool by default
+        if os.environ.get("RUDA_CUDA_POOL", "on") == "off":
+            self._alloc = cupy.cuda.memory._malloc  # one cudaMalloc per array, for sanitizers
         self.pool_alloc = self._alloc  # for the prepared launchers (one device: no switching)
 
     def alloc(self, nbytes: int) -> Any:

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._kernels import ir
+from ..._kernels import ir, tune
 from ..._ops import Op
 from ..gpu import kernels, views
 from ..gpu.creation import arange_chunks, fill_words
@@ -28,11 +28,31 @@ from ..gpu.layout import bstrides, collapse
 from ..gpu.ops import GpuOps, _ElementwiseMaker
 from ..gpu.random import library as random_library
 from ..gpu.strided import span
-from ..gpu.tuning import Tuner, scalar_default
+from ..gpu.tuning import Tuner, vectorizable
 from . import launcher as _launcher
 from .array import CudaArray
 from .context import context
 from .dispatch import prepare
+
+# Defaults of the contiguous elementwise kernel without a tuning decision (the tuner's baseline),
+# from the H200 sweep of an f32 add of 256M (benchmarks/cuda_elementwise.py --sweep): one
+# element per thread 3417 GB/s; float4 units 4432; four scalar units per thread 4385. Below
+# VECTOR_MIN the scalar kernel stays: it takes the prepared fast path of small-op chains.
+VECTOR_VARIANT: dict[str, Any] = {"vec": 4}
+SCALAR_VARIANT: dict[str, Any] = {"ipt": 4}
+VECTOR_MIN = 1 << 20
+
+
+def default_variant(key: tune.Key) -> dict[str, Any]:
+    """The elementwise variant launched without a tuning decision."""
+    if key.shape[0] < VECTOR_MIN or not key.layout.startswith("contiguous"):
+        return {}
+    if key.layout == "contiguous" and vectorizable(key):
+        return VECTOR_VARIANT
+    return SCALAR_VARIANT
+
+
+tune.set_backend_default("elementwise", "cuda", default_variant)
 
 _I32_MAX = (1 << 31) - 1
 _D2D = 3  # cudaMemcpyDeviceToDevice
@@ -130,9 +150,9 @@ class CudaOps(GpuOps):
         only when every pointer is 16-byte aligned), else ``make(None)``."""
         if not getattr(make, "variants", False):  # a cast or a copy: no variants
             return make(None)
-        kernel = self.tuner.kernel(ctx, make, n, "contiguous", scalar_default)
+        kernel = self.tuner.kernel(ctx, make, n, "contiguous", default_variant)
         if kernel.vector_width > 1 and any(x.ptr % 16 for x in ops):
-            kernel = self.tuner.kernel(ctx, make, n, "contiguous-misaligned", scalar_default)
+            kernel = self.tuner.kernel(ctx, make, n, "contiguous-misaligned", default_variant)
         return kernel
 
     def make_elementwise(self, op: Op) -> Callable[..., CudaArray]:
@@ -150,7 +170,7 @@ class CudaOps(GpuOps):
                 ctx = args[0].ctx
                 make = _ElementwiseMaker(op.name, tuple(ir.type_of(d) for d in key[:-2]),
                                          ir.type_of(y.dtype))  # fmt: skip
-                kernel = self.tuner.kernel(ctx, make, args[0].size, "contiguous", scalar_default)
+                kernel = self.tuner.kernel(ctx, make, args[0].size, "contiguous", default_variant)
                 if kernel.vector_width == 1:  # vectors need aligned pointers: the full path
                     fast[key] = prepare(ctx, ctx.compiler.program(kernel), y.dtype, arity)
             return y

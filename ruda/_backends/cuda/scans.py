@@ -1,8 +1,8 @@
 """Scans on cuda: cumulative_sum, cumulative_prod (the standard's) and cumsum, cumprod (NumPy's).
 
 The axis handling and plans are the shared ``gpu.scans``; the launches run over device
-pointers (``ops.launch_plan``). The default algorithm (``VARIANT``) is ``reduce_then_scan``,
-the faster of the two on an H200 with the current look-back kernel (the tests run both).
+pointers (``ops.launch_plan``). The default algorithm (``VARIANT``) is the single-pass
+``lookback`` (the tests run both).
 """
 
 from __future__ import annotations
@@ -12,8 +12,10 @@ from typing import Any
 from ..gpu.scans import Scans
 from .ops import OPS
 
-# Measured on an H200 (f32, 64M): reduce_then_scan wg512 ipt4 1350 GB/s; lookback at best 664.
-VARIANT: dict[str, Any] = {"wg": 512, "ipt": 4, "algorithm": "reduce_then_scan"}
+# Measured on an H200 (f32, 64M, cuda_reduce.py --sweep): the warp-level look-back wg512 ipt16
+# 2245 GB/s (wg256 ipt8 1483); reduce_then_scan wg512 ipt4 1340 (it reads the input twice).
+# Wide types take smaller tiles (scan.plan_scan keeps them in 48 KiB of shared memory).
+VARIANT: dict[str, Any] = {"wg": 512, "ipt": 16, "algorithm": "lookback"}
 SCANS = Scans(OPS, VARIANT)
 plan, scan = SCANS.plan, SCANS.scan
 cumulative_sum, cumulative_prod = SCANS.cumulative_sum, SCANS.cumulative_prod

@@ -461,7 +461,8 @@ class Products:
                                    f"ord={ord!r} (from the singular values)")  # fmt: skip
             sv = svdvals(x)
             red = {"nuc": "sum", 2: "max", -2: "min"}[ord]
-            r = self.red.reducer(red)(sv, axis=sv.ndim - 1)
+            # the largest of no singular values is 0 (NumPy's empty norm), as for ord=inf
+            r = self.red.reducer(red)(sv, axis=sv.ndim - 1, **({"initial": 0} if ord == 2 else {}))
             if keepdims:
                 r = r.reshape((*x.shape[:-2], 1, 1))
         else:

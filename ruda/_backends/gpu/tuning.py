@@ -175,11 +175,6 @@ def algorithm(family: str, key: tune.Key, target: tune.Target, runner: Any = Non
     return tune.choose(family, key, target, runner).get(tune.ALGORITHM)
 
 
-def scalar_default(key: tune.Key) -> dict[str, Any]:
-    """The elementwise default without vectors: the builder's defaults."""
-    return {}
-
-
 _TYPES = {t.name: t for t in (*ir.ALL_TYPES, *getattr(ir, "COMPLEX_TYPES", ()))}
 
 
@@ -190,4 +185,4 @@ def vectorizable(key: tune.Key) -> bool:
 
 
 __all__ = ["VENDOR_LAUNCHES", "PlanRunner", "Tuner", "algorithm", "register_vendor",
-           "scalar_default", "vectorizable"]  # fmt: skip
+           "vectorizable"]  # fmt: skip
