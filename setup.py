@@ -1,11 +1,17 @@
-"""Build hook for ruda's C hot paths (the Array type, the CPU random kernels); metadata lives in
-pyproject.toml."""
+"""Build hook for ruda's C hot paths (the Array type, the cuda backend's small-op launches, the CPU
+random kernels); metadata lives in pyproject.toml."""
 
 from setuptools import Extension, setup
 
 setup(
     ext_modules=[
         Extension("ruda._speedups", ["ruda/_speedups.c"], extra_compile_args=["-O2"]),
+        # No CUDA headers or libraries: the driver's functions come as addresses at run time.
+        Extension(
+            "ruda._cuda_fast",
+            ["ruda/_cuda_fast.c"],
+            extra_compile_args=["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+        ),
         # -O3 vectorises the Philox rounds; no FP contraction keeps the float steps exact.
         Extension(
             "ruda._cpu_kernels",

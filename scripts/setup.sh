@@ -8,7 +8,8 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 extras=${RUDA_EXTRAS:-test}
-stamp=".venv/.ruda-installed-$extras-$(sha1sum pyproject.toml | cut -c1-12)"
+# the editable install builds the C extensions: a change to them installs again
+stamp=".venv/.ruda-installed-$extras-$(cat pyproject.toml setup.py ruda/*.c | sha1sum | cut -c1-12)"
 if [ ! -f "$stamp" ]; then
   .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q -e ".[$extras]"

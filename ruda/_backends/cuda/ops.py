@@ -175,6 +175,16 @@ class CudaOps(GpuOps):
                     fast[key] = prepare(ctx, ctx.compiler.program(kernel), y.dtype, arity)
             return y
 
+        def slow(*args: Any, out: Any = None, **kwargs: Any) -> CudaArray:
+            return call(op, args, out, kwargs)
+
+        if fastable:
+            from .dispatch import elementwise
+
+            c_impl = elementwise(op.name, arity, fast, first_call, slow)
+            if c_impl is not None:  # impl's fast path below, in C (ruda/_cuda_fast.c)
+                return c_impl
+
         def impl(*args: Any, out: Any = None, **kwargs: Any) -> CudaArray:
             # Fast path: same-shape contiguous operands, no out= (chains of small ops).
             if out is None and not kwargs and fastable:

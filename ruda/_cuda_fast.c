@@ -1,0 +1,830 @@
+/* The cuda backend's small-op hot path in C: one call per op from the Array's operator to
+ * cuLaunchKernel.
+ *
+ * A chain of small elementwise ops on the GPU is bound by the host. ruda/_backends/cuda/ops.py
+ * (make_elementwise) and dispatch.py (prepare) hold the semantics; this file runs their fast
+ * path without entering Python:
+ *   - Elementwise(name, arity, fast, first_call, slow, chunk): the implementation of one op.
+ *     Operands that are exact CudaArrays of one shape and context, contiguous, with
+ *     0 < size <= chunk and no keywords are looked up in `fast` by
+ *     (dtypes..., ctx, (size - 1).bit_length()), as ops.py does; a hit launches, a miss calls
+ *     first_call(args, key) (which may fill `fast`), anything else calls slow(*args, **kw).
+ *   - Prepared(driver, ctx, alloc, dtype, fptr, block, per, arity, name): one prepared launch,
+ *     an entry of `fast`: allocates the result through the pool callable, fills the CudaArray's
+ *     slots and calls cuLaunchKernel with the pointers and the element count, one 8-byte slot
+ *     each (the bytes compiler.Program.pack writes), from a buffer on the C stack.
+ *   - Driver(launch, stream, bind, error_name, error_string): the driver entry points as
+ *     addresses (resolved by dispatch.py with ctypes: this file builds without CUDA headers or
+ *     libraries) and the current-stream getter: CuPy's C getter as a capsule, or a callable.
+ * A CUresult other than 0 raises RuntimeError naming the op and the CUDA error; 201 (no context
+ * current in this thread) first calls bind() and retries once, as the Python launcher's
+ * per-thread set-up does. The module also exports a recording launch function and fake error
+ * and stream functions so the tests run without a GPU.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+#include <structmember.h>
+
+#ifndef Py_T_OBJECT_EX
+#define Py_T_OBJECT_EX T_OBJECT_EX
+#endif
+
+/* CUresult cuLaunchKernel(CUfunction, gx, gy, gz, bx, by, bz, shmem, CUstream, void **, void **) */
+typedef int (*launch_fn)(void *f, unsigned int gx, unsigned int gy, unsigned int gz,
+                         unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
+                         void *stream, void **params, void **extra);
+/* CUresult cuGetErrorName / cuGetErrorString(CUresult, const char **) */
+typedef int (*error_fn)(int code, const char **text);
+/* CuPy's cupy.cuda.stream.get_current_stream_ptr: -1 with an exception set on failure */
+typedef intptr_t (*stream_fn)(void);
+
+#define STREAM_SIGNATURE "intptr_t (void)"
+#define CUDA_ERROR_INVALID_CONTEXT 201
+#define MAX_ARITY 2
+
+/* -- CudaArray's slots, read and written at their offsets (set by init) ------------------- */
+enum { F_CTX, F_MEM, F_OFFSET, F_SHAPE, F_STRIDES, F_DTYPE, F_SIZE, F_CONTIG, N_FIELDS };
+static const char *FIELD_NAMES[N_FIELDS] = {"ctx", "mem", "offset", "shape", "_strides",
+                                            "dtype", "size", "_contig"};
+static Py_ssize_t Off[N_FIELDS];
+static PyTypeObject *CudaArrayType = NULL;
+#define SLOT(o, f) (*(PyObject **)((char *)(o) + Off[f]))
+
+static PyObject *StrPtr, *StrIsContiguous, *Zero;
+static unsigned long long TotalLaunches = 0;  /* launches through Prepared, for tests */
+
+static PyObject *init(PyObject *mod, PyObject *cls)
+{
+    if (!PyType_Check(cls)) {
+        PyErr_SetString(PyExc_TypeError, "init(CudaArray): a type");
+        return NULL;
+    }
+    Py_ssize_t off[N_FIELDS];
+    for (int i = 0; i < N_FIELDS; i++) {
+        PyObject *d = PyObject_GetAttrString(cls, FIELD_NAMES[i]);
+        if (d == NULL) return NULL;
+        int ok = Py_IS_TYPE(d, &PyMemberDescr_Type) &&
+                 ((PyDescrObject *)d)->d_type == (PyTypeObject *)cls &&
+                 ((PyMemberDescrObject *)d)->d_member->type == Py_T_OBJECT_EX &&
+                 !(((PyMemberDescrObject *)d)->d_member->flags & READONLY);
+        if (ok) off[i] = ((PyMemberDescrObject *)d)->d_member->offset;
+        Py_DECREF(d);
+        if (!ok) {
+            PyErr_Format(PyExc_TypeError, "init(CudaArray): %s is not a writable slot of %R",
+                         FIELD_NAMES[i], cls);
+            return NULL;
+        }
+    }
+    memcpy(Off, off, sizeof(off));
+    Py_XSETREF(CudaArrayType, (PyTypeObject *)Py_NewRef(cls));
+    Py_RETURN_NONE;
+}
+
+/* -- Driver ---------------------------------------------------------------------------------- */
+typedef struct {
+    PyObject_HEAD
+    launch_fn launch;
+    error_fn error_name, error_string;
+    stream_fn stream_c;  /* CuPy's C getter, or NULL: then stream_py */
+    PyObject *stream;    /* the capsule or the callable */
+    PyObject *bind;      /* makes the device's context current in this thread, or None */
+} Driver;
+
+static PyTypeObject DriverType;
+
+/* An address from a Python int: NULL with an exception set on failure (0 is NULL too). */
+static void *address(PyObject *o)
+{
+    void *p = PyLong_AsVoidPtr(o);
+    if (p == NULL && PyErr_Occurred()) return NULL;
+    return p;
+}
+
+static PyObject *driver_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
+{
+    static char *names[] = {"launch", "stream", "bind", "error_name", "error_string", NULL};
+    PyObject *launch, *stream, *bind = Py_None, *ename = NULL, *estr = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OOO:Driver", names, &launch, &stream, &bind,
+                                     &ename, &estr))
+        return NULL;
+    void *fl = address(launch);
+    if (fl == NULL) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "Driver: launch is 0");
+        return NULL;
+    }
+    void *fn = ename == NULL ? NULL : address(ename);
+    void *fs = estr == NULL ? NULL : address(estr);
+    if (PyErr_Occurred()) return NULL;
+    stream_fn sc = NULL;
+    if (PyCapsule_CheckExact(stream)) {
+        sc = (stream_fn)PyCapsule_GetPointer(stream, STREAM_SIGNATURE);
+        if (sc == NULL) return NULL;  /* another signature: ValueError from the capsule */
+    } else if (!PyCallable_Check(stream)) {
+        PyErr_SetString(PyExc_TypeError, "Driver: stream is a capsule '" STREAM_SIGNATURE
+                                         "' or a callable");
+        return NULL;
+    }
+    if (bind != Py_None && !PyCallable_Check(bind)) {
+        PyErr_SetString(PyExc_TypeError, "Driver: bind is a callable or None");
+        return NULL;
+    }
+    Driver *d = (Driver *)tp->tp_alloc(tp, 0);
+    if (d == NULL) return NULL;
+    d->launch = (launch_fn)fl;
+    d->error_name = (error_fn)fn;
+    d->error_string = (error_fn)fs;
+    d->stream_c = sc;
+    d->stream = Py_NewRef(stream);
+    d->bind = Py_NewRef(bind);
+    return (PyObject *)d;
+}
+
+static int driver_traverse(Driver *d, visitproc visit, void *arg)
+{
+    Py_VISIT(d->stream);
+    Py_VISIT(d->bind);
+    return 0;
+}
+
+static int driver_clear(Driver *d)
+{
+    Py_CLEAR(d->stream);
+    Py_CLEAR(d->bind);
+    return 0;
+}
+
+static void driver_dealloc(Driver *d)
+{
+    PyObject_GC_UnTrack(d);
+    driver_clear(d);
+    Py_TYPE(d)->tp_free((PyObject *)d);
+}
+
+/* The current stream's handle; -1 with an exception set on failure. */
+static int current_stream(Driver *d, void **out)
+{
+    if (d->stream_c != NULL) {
+        intptr_t s = d->stream_c();
+        if (s == -1 && PyErr_Occurred()) return -1;
+        *out = (void *)s;
+        return 0;
+    }
+    PyObject *s = PyObject_CallNoArgs(d->stream);
+    if (s == NULL) return -1;
+    if (!PyLong_Check(s)) {  /* a cupy.cuda.Stream: its handle */
+        Py_SETREF(s, PyObject_GetAttr(s, StrPtr));
+        if (s == NULL) return -1;
+    }
+    void *p = PyLong_AsVoidPtr(s);
+    Py_DECREF(s);
+    if (p == NULL && PyErr_Occurred()) return -1;
+    *out = p;
+    return 0;
+}
+
+static PyObject *driver_current_stream(PyObject *self, PyObject *unused)
+{
+    void *s = NULL;
+    if (current_stream((Driver *)self, &s) < 0) return NULL;
+    return PyLong_FromVoidPtr(s);
+}
+
+static PyMethodDef driver_methods[] = {
+    {"current_stream", driver_current_stream, METH_NOARGS,
+     "The stream handle a launch now would use (as an int)."},
+    {NULL}};
+
+static PyObject *launch_error(Driver *d, PyObject *name, int code)
+{
+    const char *ename = NULL, *estr = NULL;
+    if (d->error_name == NULL || d->error_name(code, &ename) != 0) ename = NULL;
+    if (d->error_string == NULL || d->error_string(code, &estr) != 0) estr = NULL;
+    PyErr_Format(PyExc_RuntimeError, "ruda.%U: cuLaunchKernel failed with CUDA error %d (%s: %s)",
+                 name, code, ename ? ename : "unknown", estr ? estr : "no description");
+    return NULL;
+}
+
+/* -- Prepared ---------------------------------------------------------------------------------- */
+typedef struct {
+    PyObject_HEAD
+    Driver *driver;
+    PyObject *ctx, *alloc, *dtype, *name;
+    void *fptr;
+    Py_ssize_t itemsize;
+    unsigned int block;
+    long long per;  /* elements per block: block x items per thread */
+    int arity;
+    unsigned long long launches;
+    vectorcallfunc vectorcall;
+} Prepared;
+
+static PyTypeObject PreparedType;
+static PyObject *prepared_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                                     PyObject *kwnames);
+
+/* A device address as a PyLong attribute value: 0 with an exception set on failure. */
+static uint64_t long_value(PyObject *o)
+{
+    if (o == NULL) return 0;
+    unsigned long long v = PyLong_AsUnsignedLongLong(o);
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) return 0;
+    return (uint64_t)v;
+}
+
+static uint64_t device_ptr(PyObject *x)
+{
+    PyObject *mem = SLOT(x, F_MEM), *off = SLOT(x, F_OFFSET);
+    if (mem == NULL || off == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "a CudaArray without mem or offset");
+        return 0;
+    }
+    PyObject *p = PyObject_GetAttr(mem, StrPtr);
+    if (p == NULL) return 0;
+    uint64_t base = long_value(p);
+    Py_DECREF(p);
+    if (PyErr_Occurred()) return 0;
+    long long o = PyLong_AsLongLong(off);  /* bytes from mem's start */
+    if (o == -1 && PyErr_Occurred()) return 0;
+    return base + (uint64_t)o;
+}
+
+/* Launch p over the n elements of xs (checked by the caller: exact CudaArrays, contiguous, one
+ * shape); the result is a new contiguous CudaArray of xs[0]'s shape. */
+static PyObject *prepared_run(Prepared *p, PyObject *const *xs, long long n, PyObject *name)
+{
+    uint64_t vals[MAX_ARITY + 2];
+    void *params[MAX_ARITY + 2];
+    int k = p->arity;
+    for (int i = 0; i < k; i++) {
+        vals[i] = device_ptr(xs[i]);
+        if (PyErr_Occurred()) return NULL;
+    }
+    PyObject *nbytes = PyLong_FromLongLong((n * p->itemsize + 7) & ~7LL);
+    if (nbytes == NULL) return NULL;
+    PyObject *mem = PyObject_CallOneArg(p->alloc, nbytes);
+    Py_DECREF(nbytes);
+    if (mem == NULL) return NULL;
+    PyObject *y = CudaArrayType->tp_alloc(CudaArrayType, 0);
+    if (y == NULL) {
+        Py_DECREF(mem);
+        return NULL;
+    }
+    SLOT(y, F_MEM) = mem;  /* y owns mem from here */
+    SLOT(y, F_CTX) = Py_NewRef(p->ctx);
+    SLOT(y, F_OFFSET) = Py_NewRef(Zero);
+    SLOT(y, F_SHAPE) = Py_XNewRef(SLOT(xs[0], F_SHAPE));
+    SLOT(y, F_STRIDES) = Py_XNewRef(SLOT(xs[0], F_STRIDES));  /* dense: suits a fresh array */
+    SLOT(y, F_DTYPE) = Py_NewRef(p->dtype);
+    SLOT(y, F_SIZE) = Py_XNewRef(SLOT(xs[0], F_SIZE));
+    SLOT(y, F_CONTIG) = Py_NewRef(Py_True);
+    PyObject *ptr = PyObject_GetAttr(mem, StrPtr);
+    vals[k] = long_value(ptr);
+    Py_XDECREF(ptr);
+    void *stream = NULL;
+    if (ptr == NULL || PyErr_Occurred() || current_stream(p->driver, &stream) < 0) {
+        Py_DECREF(y);
+        return NULL;
+    }
+    vals[k + 1] = (uint64_t)n;  /* u32 n in its 8-byte slot: the low 4 bytes, then zeros */
+    for (int i = 0; i < k + 2; i++) params[i] = &vals[i];
+    unsigned int grid = (unsigned int)((n + p->per - 1) / p->per);
+    launch_fn launch = p->driver->launch;
+    int rc;
+    for (int attempt = 0;; attempt++) {
+        Py_BEGIN_ALLOW_THREADS
+        rc = launch(p->fptr, grid, 1, 1, p->block, 1, 1, 0, stream, params, NULL);
+        Py_END_ALLOW_THREADS
+        if (rc != CUDA_ERROR_INVALID_CONTEXT || attempt > 0 || p->driver->bind == Py_None) break;
+        PyObject *r = PyObject_CallNoArgs(p->driver->bind);  /* a thread's first launch */
+        if (r == NULL) {
+            Py_DECREF(y);
+            return NULL;
+        }
+        Py_DECREF(r);
+    }
+    if (rc != 0) {
+        Py_DECREF(y);
+        return launch_error(p->driver, name, rc);
+    }
+    p->launches++;
+    TotalLaunches++;
+    return y;
+}
+
+static PyObject *prepared_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
+{
+    static char *names[] = {"driver", "ctx", "alloc", "dtype", "fptr", "block", "per", "arity",
+                            "name", NULL};
+    PyObject *driver, *ctx, *alloc, *dtype, *fptr, *name;
+    unsigned int block;
+    long long per;
+    int arity;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!OOOOILiU:Prepared", names, &DriverType, &driver,
+                                     &ctx, &alloc, &dtype, &fptr, &block, &per, &arity, &name))
+        return NULL;
+    if (CudaArrayType == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "ruda._cuda_fast.init(CudaArray) was not called");
+        return NULL;
+    }
+    if (arity < 1 || arity > MAX_ARITY || block == 0 || per < block) {
+        PyErr_Format(PyExc_ValueError, "Prepared: arity %d (1 or 2), block %u, per %lld", arity,
+                     block, per);
+        return NULL;
+    }
+    PyObject *isz = PyObject_GetAttrString(dtype, "itemsize");
+    if (isz == NULL) return NULL;
+    Py_ssize_t itemsize = PyLong_AsSsize_t(isz);
+    Py_DECREF(isz);
+    if (itemsize == -1 && PyErr_Occurred()) return NULL;
+    void *f = PyLong_AsVoidPtr(fptr);
+    if (f == NULL && PyErr_Occurred()) return NULL;
+    if (!PyCallable_Check(alloc)) {
+        PyErr_SetString(PyExc_TypeError, "Prepared: alloc is a callable");
+        return NULL;
+    }
+    Prepared *p = (Prepared *)tp->tp_alloc(tp, 0);
+    if (p == NULL) return NULL;
+    p->driver = (Driver *)Py_NewRef(driver);
+    p->ctx = Py_NewRef(ctx);
+    p->alloc = Py_NewRef(alloc);
+    p->dtype = Py_NewRef(dtype);
+    p->name = Py_NewRef(name);
+    p->fptr = f;
+    p->itemsize = itemsize;
+    p->block = block;
+    p->per = per;
+    p->arity = arity;
+    p->vectorcall = prepared_vectorcall;
+    return (PyObject *)p;
+}
+
+/* p(*xs): the launch for operands that the caller has checked (as ops.py's fast path does);
+ * only their type is checked here, so a wrong call raises instead of reading foreign memory. */
+static PyObject *prepared_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                                     PyObject *kwnames)
+{
+    Prepared *p = (Prepared *)self;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    if (kwnames != NULL || n != p->arity) {
+        PyErr_Format(PyExc_TypeError, "a prepared launch takes %d arrays", p->arity);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (Py_TYPE(args[i]) != CudaArrayType) {
+            PyErr_Format(PyExc_TypeError, "a prepared launch takes CudaArrays, not %.100s",
+                         Py_TYPE(args[i])->tp_name);
+            return NULL;
+        }
+    }
+    PyObject *sz = SLOT(args[0], F_SIZE);
+    if (sz == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "a CudaArray without size");
+        return NULL;
+    }
+    long long size = PyLong_AsLongLong(sz);
+    if (size == -1 && PyErr_Occurred()) return NULL;
+    return prepared_run(p, args, size, p->name);
+}
+
+static int prepared_traverse(Prepared *p, visitproc visit, void *arg)
+{
+    Py_VISIT(p->driver);
+    Py_VISIT(p->ctx);
+    Py_VISIT(p->alloc);
+    Py_VISIT(p->dtype);
+    return 0;
+}
+
+static int prepared_clear(Prepared *p)
+{
+    Py_CLEAR(p->driver);
+    Py_CLEAR(p->ctx);
+    Py_CLEAR(p->alloc);
+    Py_CLEAR(p->dtype);
+    Py_CLEAR(p->name);
+    return 0;
+}
+
+static void prepared_dealloc(Prepared *p)
+{
+    PyObject_GC_UnTrack(p);
+    prepared_clear(p);
+    Py_TYPE(p)->tp_free((PyObject *)p);
+}
+
+static PyMemberDef prepared_members[] = {
+    {"launches", T_ULONGLONG, offsetof(Prepared, launches), READONLY, "launches made so far"},
+    {"block", T_UINT, offsetof(Prepared, block), READONLY, "threads per block"},
+    {"per", T_LONGLONG, offsetof(Prepared, per), READONLY, "elements per block"},
+    {"arity", T_INT, offsetof(Prepared, arity), READONLY, "input arrays"},
+    {"ctx", T_OBJECT_EX, offsetof(Prepared, ctx), READONLY, "the context"},
+    {"dtype", T_OBJECT_EX, offsetof(Prepared, dtype), READONLY, "the result's dtype"},
+    {"name", T_OBJECT_EX, offsetof(Prepared, name), READONLY, "the kernel's name"},
+    {NULL}};
+
+static PyTypeObject PreparedType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ruda._cuda_fast.Prepared",
+    .tp_basicsize = sizeof(Prepared),
+    .tp_dealloc = (destructor)prepared_dealloc,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(Prepared, vectorcall),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "Prepared(driver, ctx, alloc, dtype, fptr, block, per, arity, name): one "
+              "contiguous elementwise kernel's launch, allocating its result.",
+    .tp_traverse = (traverseproc)prepared_traverse,
+    .tp_clear = (inquiry)prepared_clear,
+    .tp_members = prepared_members,
+    .tp_new = prepared_new,
+};
+
+static PyTypeObject DriverType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ruda._cuda_fast.Driver",
+    .tp_basicsize = sizeof(Driver),
+    .tp_dealloc = (destructor)driver_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "Driver(launch, stream, bind=None, error_name=0, error_string=0): cuLaunchKernel "
+              "and the error functions by address, the current-stream getter, the thread set-up.",
+    .tp_traverse = (traverseproc)driver_traverse,
+    .tp_clear = (inquiry)driver_clear,
+    .tp_methods = driver_methods,
+    .tp_new = driver_new,
+};
+
+/* -- Elementwise --------------------------------------------------------------------------------- */
+typedef struct {
+    PyObject_HEAD
+    PyObject *name, *fast, *first_call, *slow;
+    int arity;
+    long long chunk;
+    vectorcallfunc vectorcall;
+} Elementwise;
+
+/* x._contig or x.is_contiguous: 1, 0, or -1 with an exception set. */
+static int contiguous(PyObject *x)
+{
+    PyObject *c = SLOT(x, F_CONTIG);
+    if (c == Py_True) return 1;
+    if (c == Py_False) return 0;  /* is_contiguous would answer the cached False */
+    PyObject *r = PyObject_GetAttr(x, StrIsContiguous);  /* computes and caches _contig */
+    if (r == NULL) return -1;
+    int t = PyObject_IsTrue(r);
+    Py_DECREF(r);
+    return t;
+}
+
+/* 1 when args take the fast path (n set), 0 when not, -1 with an exception set. */
+static int fast_operands(Elementwise *e, PyObject *const *args, long long *n)
+{
+    PyObject *a = args[0];
+    if (Py_TYPE(a) != CudaArrayType) return 0;
+    PyObject *ctx = SLOT(a, F_CTX), *size = SLOT(a, F_SIZE);
+    if (ctx == NULL || size == NULL || SLOT(a, F_DTYPE) == NULL || !PyLong_CheckExact(size))
+        return 0;
+    if (e->arity == 2) {
+        PyObject *b = args[1];
+        if (Py_TYPE(b) != CudaArrayType || SLOT(b, F_CTX) != ctx || SLOT(b, F_DTYPE) == NULL)
+            return 0;
+        PyObject *sa = SLOT(a, F_SHAPE), *sb = SLOT(b, F_SHAPE);
+        if (sa == NULL || sb == NULL) return 0;
+        if (sa != sb) {
+            int eq = PyObject_RichCompareBool(sa, sb, Py_EQ);
+            if (eq <= 0) return eq;
+        }
+    }
+    for (int i = 0; i < e->arity; i++) {
+        int c = contiguous(args[i]);
+        if (c <= 0) return c;
+    }
+    int overflow;
+    long long m = PyLong_AsLongLongAndOverflow(size, &overflow);
+    if (m == -1 && PyErr_Occurred()) return -1;
+    if (overflow || m <= 0 || m > e->chunk) return 0;
+    *n = m;
+    return 1;
+}
+
+static PyObject *elementwise_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                                        PyObject *kwnames)
+{
+    Elementwise *e = (Elementwise *)self;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    long long n = 0;
+    int ok = 0;
+    if (kwnames == NULL && nargs == e->arity) {
+        ok = fast_operands(e, args, &n);
+        if (ok < 0) return NULL;
+    }
+    if (!ok) return PyObject_Vectorcall(e->slow, args, nargsf, kwnames);
+    /* the key of ops.py's fast dict: (dtypes..., ctx, (n - 1).bit_length()) */
+    int bucket = 0;
+    for (unsigned long long v = (unsigned long long)(n - 1); v; v >>= 1) bucket++;
+    PyObject *b = PyLong_FromLong(bucket);
+    if (b == NULL) return NULL;
+    PyObject *key = e->arity == 2 ? PyTuple_Pack(4, SLOT(args[0], F_DTYPE),
+                                                 SLOT(args[1], F_DTYPE), SLOT(args[0], F_CTX), b)
+                                  : PyTuple_Pack(3, SLOT(args[0], F_DTYPE),
+                                                 SLOT(args[0], F_CTX), b);
+    Py_DECREF(b);
+    if (key == NULL) return NULL;
+    PyObject *run = PyDict_GetItemWithError(e->fast, key);  /* borrowed */
+    if (run == NULL) {
+        if (PyErr_Occurred()) {
+            Py_DECREF(key);
+            return NULL;
+        }
+        PyObject *t = PyTuple_New(nargs);
+        if (t == NULL) {
+            Py_DECREF(key);
+            return NULL;
+        }
+        for (Py_ssize_t i = 0; i < nargs; i++) PyTuple_SET_ITEM(t, i, Py_NewRef(args[i]));
+        PyObject *r = PyObject_CallFunctionObjArgs(e->first_call, t, key, NULL);
+        Py_DECREF(t);
+        Py_DECREF(key);
+        return r;
+    }
+    Py_DECREF(key);
+    Py_INCREF(run);  /* the dict may drop it while Python code runs below */
+    PyObject *r;
+    if (Py_IS_TYPE(run, &PreparedType) && ((Prepared *)run)->arity == e->arity)
+        r = prepared_run((Prepared *)run, args, n, e->name);
+    else  /* a prepared launcher written in Python (a context that switches devices) */
+        r = PyObject_Vectorcall(run, args, (size_t)nargs, NULL);
+    Py_DECREF(run);
+    return r;
+}
+
+static PyObject *elementwise_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
+{
+    static char *names[] = {"name", "arity", "fast", "first_call", "slow", "chunk", NULL};
+    PyObject *name, *fast, *first_call, *slow;
+    int arity;
+    long long chunk;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "UiO!OOL:Elementwise", names, &name, &arity,
+                                     &PyDict_Type, &fast, &first_call, &slow, &chunk))
+        return NULL;
+    if (CudaArrayType == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "ruda._cuda_fast.init(CudaArray) was not called");
+        return NULL;
+    }
+    if (arity < 1 || arity > MAX_ARITY) {
+        PyErr_Format(PyExc_ValueError, "Elementwise: arity %d (1 or 2)", arity);
+        return NULL;
+    }
+    if (!PyCallable_Check(first_call) || !PyCallable_Check(slow)) {
+        PyErr_SetString(PyExc_TypeError, "Elementwise: first_call and slow are callables");
+        return NULL;
+    }
+    Elementwise *e = (Elementwise *)tp->tp_alloc(tp, 0);
+    if (e == NULL) return NULL;
+    e->name = Py_NewRef(name);
+    e->fast = Py_NewRef(fast);
+    e->first_call = Py_NewRef(first_call);
+    e->slow = Py_NewRef(slow);
+    e->arity = arity;
+    e->chunk = chunk;
+    e->vectorcall = elementwise_vectorcall;
+    return (PyObject *)e;
+}
+
+static int elementwise_traverse(Elementwise *e, visitproc visit, void *arg)
+{
+    Py_VISIT(e->fast);
+    Py_VISIT(e->first_call);
+    Py_VISIT(e->slow);
+    return 0;
+}
+
+static int elementwise_clear(Elementwise *e)
+{
+    Py_CLEAR(e->name);
+    Py_CLEAR(e->fast);
+    Py_CLEAR(e->first_call);
+    Py_CLEAR(e->slow);
+    return 0;
+}
+
+static void elementwise_dealloc(Elementwise *e)
+{
+    PyObject_GC_UnTrack(e);
+    elementwise_clear(e);
+    Py_TYPE(e)->tp_free((PyObject *)e);
+}
+
+static PyObject *elementwise_repr(Elementwise *e)
+{
+    return PyUnicode_FromFormat("<cuda elementwise %U (C fast path)>", e->name);
+}
+
+static PyMemberDef elementwise_members[] = {
+    {"__name__", T_OBJECT_EX, offsetof(Elementwise, name), READONLY, "the op's name"},
+    {"fast", T_OBJECT_EX, offsetof(Elementwise, fast), READONLY,
+     "(dtypes..., ctx, size class) -> prepared launch"},
+    {"slow", T_OBJECT_EX, offsetof(Elementwise, slow), READONLY, "the full Python path"},
+    {"arity", T_INT, offsetof(Elementwise, arity), READONLY, "operands"},
+    {"chunk", T_LONGLONG, offsetof(Elementwise, chunk), READONLY, "elements per launch at most"},
+    {NULL}};
+
+static PyTypeObject ElementwiseType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ruda._cuda_fast.Elementwise",
+    .tp_basicsize = sizeof(Elementwise),
+    .tp_dealloc = (destructor)elementwise_dealloc,
+    .tp_repr = (reprfunc)elementwise_repr,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(Elementwise, vectorcall),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "Elementwise(name, arity, fast, first_call, slow, chunk): an op's implementation "
+              "whose small contiguous calls launch from C.",
+    .tp_traverse = (traverseproc)elementwise_traverse,
+    .tp_clear = (inquiry)elementwise_clear,
+    .tp_members = elementwise_members,
+    .tp_new = elementwise_new,
+};
+
+/* -- test doubles: a recording launch, fake error names, a settable stream ------------------- */
+#define REC_SLOTS 64
+#define REC_PARAMS 8
+typedef struct {
+    void *f, *stream;
+    unsigned int g[3], b[3], shmem;
+    int extra_null;
+    uint64_t params[REC_PARAMS];
+} Record;
+static Record Rec[REC_SLOTS];
+static unsigned long long RecCount = 0, RecNext = 0;
+static int RecParams = 0;
+static int RecResults[16];
+static int RecNResults = 0;
+/* the launch runs without the GIL: threads count with an atomic increment */
+#if defined(__GNUC__) || defined(__clang__)
+#define ATOMIC_INC(x) __atomic_fetch_add(&(x), 1, __ATOMIC_RELAXED)
+#else
+#define ATOMIC_INC(x) ((x)++)
+#endif
+
+/* Runs without the GIL, as cuLaunchKernel does: C data only. */
+static int recording_launch(void *f, unsigned int gx, unsigned int gy, unsigned int gz,
+                            unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
+                            void *stream, void **params, void **extra)
+{
+    Record *r = &Rec[ATOMIC_INC(RecCount) % REC_SLOTS];
+    r->f = f;
+    r->stream = stream;
+    r->g[0] = gx, r->g[1] = gy, r->g[2] = gz;
+    r->b[0] = bx, r->b[1] = by, r->b[2] = bz;
+    r->shmem = shmem;
+    r->extra_null = extra == NULL;
+    for (int i = 0; i < RecParams; i++) memcpy(&r->params[i], params[i], 8);
+    unsigned long long i = ATOMIC_INC(RecNext);
+    return i < (unsigned long long)RecNResults ? RecResults[i] : 0;
+}
+
+static int fake_error_name(int code, const char **text)
+{
+    *text = "CUDA_ERROR_FAKE";
+    return 0;
+}
+
+static int fake_error_string(int code, const char **text)
+{
+    *text = "a fake error for tests";
+    return 0;
+}
+
+static intptr_t FakeStream = 0;
+
+static intptr_t fake_stream(void)
+{
+    if (FakeStream == -1) {
+        PyErr_SetString(PyExc_RuntimeError, "fake stream getter failed");
+        return -1;
+    }
+    return FakeStream;
+}
+
+static PyObject *recorder_reset(PyObject *mod, PyObject *args)
+{
+    int nparams;
+    PyObject *results = NULL;
+    if (!PyArg_ParseTuple(args, "i|O:recorder_reset", &nparams, &results)) return NULL;
+    if (nparams < 0 || nparams > REC_PARAMS) {
+        PyErr_Format(PyExc_ValueError, "recorder_reset: 0 to %d parameters", REC_PARAMS);
+        return NULL;
+    }
+    int codes[16], nc = 0;
+    if (results != NULL) {
+        PyObject *seq = PySequence_Fast(results, "recorder_reset: results is a sequence");
+        if (seq == NULL) return NULL;
+        Py_ssize_t m = PySequence_Fast_GET_SIZE(seq);
+        for (Py_ssize_t i = 0; i < m && i < 16; i++) {
+            codes[nc++] = (int)PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        }
+        Py_DECREF(seq);
+        if (PyErr_Occurred()) return NULL;
+    }
+    memcpy(RecResults, codes, sizeof(codes));
+    RecNResults = nc;
+    RecNext = 0;
+    RecParams = nparams;
+    RecCount = 0;
+    Py_RETURN_NONE;
+}
+
+static PyObject *recorder_calls(PyObject *mod, PyObject *unused)
+{
+    unsigned long long first = RecCount > REC_SLOTS ? RecCount - REC_SLOTS : 0;
+    PyObject *out = PyList_New(0);
+    if (out == NULL) return NULL;
+    for (unsigned long long i = first; i < RecCount; i++) {
+        Record *r = &Rec[i % REC_SLOTS];
+        PyObject *ps = PyTuple_New(RecParams);
+        if (ps == NULL) goto fail;
+        for (int j = 0; j < RecParams; j++)
+            PyTuple_SET_ITEM(ps, j, PyLong_FromUnsignedLongLong(r->params[j]));
+        PyObject *item = Py_BuildValue(
+            "{s:N,s:(III),s:(III),s:I,s:N,s:N,s:O}", "f", PyLong_FromVoidPtr(r->f), "grid",
+            r->g[0], r->g[1], r->g[2], "block", r->b[0], r->b[1], r->b[2], "shmem", r->shmem,
+            "stream", PyLong_FromVoidPtr(r->stream), "params", ps, "extra_null",
+            r->extra_null ? Py_True : Py_False);
+        if (item == NULL || PyList_Append(out, item) < 0) {
+            Py_XDECREF(item);
+            goto fail;
+        }
+        Py_DECREF(item);
+    }
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
+static PyObject *recorder_count(PyObject *mod, PyObject *unused)
+{
+    return PyLong_FromUnsignedLongLong(RecCount);
+}
+
+static PyObject *test_functions(PyObject *mod, PyObject *unused)
+{
+    return Py_BuildValue("{s:N,s:N,s:N}", "launch", PyLong_FromVoidPtr((void *)recording_launch),
+                         "error_name", PyLong_FromVoidPtr((void *)fake_error_name),
+                         "error_string", PyLong_FromVoidPtr((void *)fake_error_string));
+}
+
+static PyObject *test_stream(PyObject *mod, PyObject *value)
+{
+    intptr_t v = (intptr_t)PyLong_AsSsize_t(value);
+    if (v == -1 && PyErr_Occurred()) return NULL;
+    FakeStream = v;
+    return PyCapsule_New((void *)fake_stream, STREAM_SIGNATURE, NULL);
+}
+
+static PyObject *launches(PyObject *mod, PyObject *unused)
+{
+    return PyLong_FromUnsignedLongLong(TotalLaunches);
+}
+
+static PyMethodDef module_methods[] = {
+    {"init", init, METH_O, "init(CudaArray): learn the slots the fast path reads and writes."},
+    {"launches", launches, METH_NOARGS, "Launches made through Prepared objects so far."},
+    {"test_functions", test_functions, METH_NOARGS,
+     "{'launch', 'error_name', 'error_string'}: addresses of test doubles of the driver's "
+     "functions (the launch records its arguments)."},
+    {"test_stream", test_stream, METH_O,
+     "test_stream(value): a capsule like CuPy's current-stream getter returning value (-1: it "
+     "raises)."},
+    {"recorder_reset", recorder_reset, METH_VARARGS,
+     "recorder_reset(nparams, results=()): forget the recorded launches; record nparams "
+     "8-byte parameters of each; the next launches return results' codes in order, then 0."},
+    {"recorder_calls", recorder_calls, METH_NOARGS, "The last 64 recorded launches, as dicts."},
+    {"recorder_count", recorder_count, METH_NOARGS, "Launches recorded since the reset."},
+    {NULL}};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "ruda._cuda_fast",
+    .m_doc = "The cuda backend's small-op launches in C.",
+    .m_size = -1,
+    .m_methods = module_methods,
+};
+
+PyMODINIT_FUNC PyInit__cuda_fast(void)
+{
+    if (PyType_Ready(&DriverType) < 0 || PyType_Ready(&PreparedType) < 0 ||
+        PyType_Ready(&ElementwiseType) < 0)
+        return NULL;
+    StrPtr = PyUnicode_InternFromString("ptr");
+    StrIsContiguous = PyUnicode_InternFromString("is_contiguous");
+    Zero = PyLong_FromLong(0);
+    if (StrPtr == NULL || StrIsContiguous == NULL || Zero == NULL) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    if (PyModule_AddObjectRef(m, "Driver", (PyObject *)&DriverType) < 0 ||
+        PyModule_AddObjectRef(m, "Prepared", (PyObject *)&PreparedType) < 0 ||
+        PyModule_AddObjectRef(m, "Elementwise", (PyObject *)&ElementwiseType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
