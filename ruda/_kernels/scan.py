@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import ir, reduce
-from .ir import BOOL, U32, Assign, Barrier, Const, If, Let, Var
+from .ir import BOOL, U32, U64, Assign, Barrier, Const, If, Let, Var
 from .reduce import Launch, Plan, _cdiv, acc_type, combine, identity, load, wgid
 
 OPS = ("cumulative_sum", "cumulative_prod")
@@ -214,7 +214,10 @@ def build_lookback(op: str, in_t: ir.Type, out_t: ir.Type, wg: int = 256, ipt: i
     """The single-pass decoupled look-back scan (CUDA: 32-lane warps, forward progress of
     resident blocks). Buffers ``x, state, agg, incl, out``: ``state`` (u32, ``1 + rows *
     ntiles``, zeroed) holds the tile counter, then each tile's flag (1: its total is in ``agg``;
-    2: its inclusive prefix is in ``incl``).
+    2: its inclusive prefix is in ``incl``). For 4-byte accumulators (``_packed``) the buffers
+    are ``x, state, stat, out``: ``state`` holds the counter only and ``stat`` (u64 per tile,
+    zeroed) the flag in the high word and the value's bits in the low one, published with one
+    64-bit exchange and read with one 64-bit load (no fences).
 
     A block takes the next tile from the counter (so it waits only on tiles already started),
     loads it coalesced into shared memory, scans each thread's ``ipt`` neighbours in registers
@@ -228,8 +231,15 @@ def build_lookback(op: str, in_t: ir.Type, out_t: ir.Type, wg: int = 256, ipt: i
     acc = acc_type(op, in_t, out_t)
     x = ir.Buffer("x", in_t, 0)
     state = ir.Buffer("state", U32, 1, "read_write")
-    agg, incl = ir.Buffer("agg", acc, 2, "read_write"), ir.Buffer("incl", acc, 3, "read_write")
-    out = ir.Buffer("out", out_t, 4, "read_write")
+    packed = _packed(acc)
+    if packed:  # flag and value in one 64-bit word: one load per look-back step, no fences
+        stat = ir.Buffer("stat", U64, 2, "read_write")
+        bufs: tuple[ir.Buffer, ...] = (x, state, stat)
+    else:
+        agg, incl = ir.Buffer("agg", acc, 2, "read_write"), ir.Buffer("incl", acc, 3, "read_write")
+        bufs = (x, state, agg, incl)
+    out = ir.Buffer("out", out_t, len(bufs), "read_write")
+    bufs = (*bufs, out)
     rows, n, ntiles = (ir.Param(s, U32) for s in ("rows", "n", "ntiles"))
     nw = wg // 32
     tile, wsum = ir.Shared("tile", acc, _padded(wg * ipt)), ir.Shared("wsum", acc, nw)
@@ -267,23 +277,44 @@ def build_lookback(op: str, in_t: ir.Type, out_t: ir.Type, wg: int = 256, ipt: i
     j, first, f, fz, near = (Var(s, U32) for s in ("j", "first", "f", "fz", "near"))
     inrow, p, v, part = Var("inrow", BOOL), Var("p", U32), Var("v", acc), Var("part", acc)
 
-    def publish(buf: ir.Buffer, value: ir.Expr, flag: int) -> tuple[Any, ...]:
+    def publish(flag: int, value: ir.Expr) -> tuple[Any, ...]:
+        if packed:
+            word = (Const(flag, U64) << 32) | ir.cast(_bits(value), U64)
+            return (Let(Var(f"old{flag}", U64), ir.AtomicRMW("exch", stat, g, word, U64)),)
         swap = ir.AtomicRMW("exch", state, g + 1, Const(flag, U32), U32)
+        buf = incl if flag == 2 else agg
         return (ir.store(buf, g, value), ir.Fence(), Let(Var(f"old{flag}", U32), swap))
 
+    if packed:  # a lane outside the row reads as an inclusive identity
+        wd = Var("wd", U64)
+        wait: tuple[Any, ...] = (
+            Let(wd, Const(2 << 32, U64), mutable=True),
+            ir.While(Const(True, BOOL), (
+                Assign(wd, ir.select(inrow, ir.VolatileLoad(stat, p, U64), Const(2 << 32, U64))),
+                Assign(f, ir.cast(wd >> 32, U32)),
+                Let(fz, ir.select(f.eq(0), one, zero), mutable=True),
+                *_reduce_or(fz, "fz"),
+                If(fz.eq(0), (ir.Break(),)),
+            )),
+            Let(v, ir.select(inrow, _unbits(ir.cast(wd & 0xFFFFFFFF, U32), acc), ident)),
+        )  # fmt: skip
+    else:
+        wait = (
+            ir.While(Const(True, BOOL), (
+                Assign(f, ir.select(inrow, ir.VolatileLoad(state, p + 1, U32), two)),
+                Let(fz, ir.select(f.eq(0), one, zero), mutable=True),
+                *_reduce_or(fz, "fz"),
+                If(fz.eq(0), (ir.Break(),)),
+            )),
+            ir.Fence(),
+            Let(v, ir.select(inrow, ir.select(f.eq(2), ir.VolatileLoad(incl, p, acc),
+                                              ir.VolatileLoad(agg, p, acc)), ident)),
+        )  # fmt: skip
     window = (
         Let(inrow, (j - first) >= lane),
         Let(p, j - ir.select(inrow, lane, zero)),
         Let(f, two, mutable=True),
-        ir.While(Const(True, BOOL), (
-            Assign(f, ir.select(inrow, ir.VolatileLoad(state, p + 1, U32), two)),
-            Let(fz, ir.select(f.eq(0), one, zero), mutable=True),
-            *_reduce_or(fz, "fz"),
-            If(fz.eq(0), (ir.Break(),)),
-        )),
-        ir.Fence(),
-        Let(v, ir.select(inrow, ir.select(f.eq(2), ir.VolatileLoad(incl, p, acc),
-                                          ir.VolatileLoad(agg, p, acc)), ident)),
+        *wait,
         Let(near, ir.select(f.eq(2), lane, Const(32, U32)), mutable=True),
         *_reduce_min(near, "nr"),
         Let(part, ir.select(lane <= near, v, ident), mutable=True),
@@ -301,12 +332,12 @@ def build_lookback(op: str, in_t: ir.Type, out_t: ir.Type, wg: int = 256, ipt: i
         *_warp_scan(op, w, "ws"),
         *wex_body,
         Let(prefix, ident, mutable=True),
-        If(t.eq(0), (If(lane.eq(0), publish(incl, wtot, 2)),), (
-            If(lane.eq(0), publish(agg, wtot, 1)),
+        If(t.eq(0), (If(lane.eq(0), publish(2, wtot)),), (
+            If(lane.eq(0), publish(1, wtot)),
             Let(j, g - 1, mutable=True),
             Let(first, g - t),
             ir.While(Const(True, BOOL), window),
-            If(lane.eq(0), publish(incl, combine(op, prefix, wtot), 2)),
+            If(lane.eq(0), publish(2, combine(op, prefix, wtot))),
         )),
         If(lane < nw, (ir.store(wsum, lane, combine(op, prefix, wex)),)),
     )))  # fmt: skip
@@ -325,9 +356,22 @@ def build_lookback(op: str, in_t: ir.Type, out_t: ir.Type, wg: int = 256, ipt: i
         first0 = ir.Binary("land", t.eq(0), lid.eq(0), BOOL)
         body.append(If(first0, (ir.store(out, row * ostride, ir.cast(ident, out_t)),)))
     k = ir.Kernel(_name("lookback", op, in_t, out_t, wg, ipt, i=initial),
-                  (x, state, agg, incl, out), (rows, n, ntiles), tuple(body), (wg, 1, 1),
+                  bufs, (rows, n, ntiles), tuple(body), (wg, 1, 1),
                   (tile, wsum, ticket))  # fmt: skip
     return ir.with_features(k)
+
+
+def _packed(acc: ir.Type) -> bool:
+    """Whether the look-back publishes flag and value in one 64-bit word (4-byte values)."""
+    return acc in (ir.F32, ir.I32, U32)
+
+
+def _bits(v: ir.Expr) -> ir.Expr:
+    return ir.Bitcast(v, U32) if v.type is ir.F32 else ir.cast(v, U32)
+
+
+def _unbits(b: ir.Expr, acc: ir.Type) -> ir.Expr:
+    return ir.Bitcast(b, acc) if acc is ir.F32 else ir.cast(b, acc)
 
 
 def _reduce_or(v: Var, tag: str) -> list[Any]:
@@ -357,18 +401,24 @@ def plan_scan(op: str, in_t: ir.Type, out_t: ir.Type, rows: int, n: int,
     op = _op(op)
     acc = acc_type(op, in_t, out_t)
     plan = plan if plan is not None else Plan()
+    while ipt > 1 and not fits(acc, wg, ipt, v["algorithm"]):  # wide types: smaller tiles
+        ipt //= 2
     ntiles = max(1, _cdiv(n, wg * ipt))
     params = (rows, n, ntiles)
     groups = rows * ntiles
     if v["algorithm"] == "lookback":
-        while ipt > 1 and not fits(acc, wg, ipt, "lookback"):  # wide types: smaller tiles
-            ipt //= 2
-        ntiles = max(1, _cdiv(n, wg * ipt))
-        params, groups = (rows, n, ntiles), rows * ntiles
-        state = plan.temp(U32, 1 + groups)
-        agg, incl = plan.temp(acc, groups), plan.temp(acc, groups)
+        if _packed(acc):
+            bufs = (x, plan.temp(U32, 1), plan.temp(U64, groups), out)
+        else:
+            bufs = (
+                x,
+                plan.temp(U32, 1 + groups),
+                plan.temp(acc, groups),
+                plan.temp(acc, groups),
+                out,
+            )
         k = build_lookback(op, in_t, out_t, wg, ipt, initial)
-        plan.launches.append(Launch(k, (x, state, agg, incl, out), params, groups))
+        plan.launches.append(Launch(k, bufs, params, groups))
         return plan
     if ntiles == 1:
         k = build_scan(op, in_t, out_t, wg, ipt, initial, False)

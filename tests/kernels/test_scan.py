@@ -89,3 +89,23 @@ def test_matches_numpy(gpu, shape, variant, rng):  # noqa: F811
                     err = np.abs(got.astype(np.float64) - w)
                     bound = 8 * np.finfo(got.dtype).eps * mag + 1e-300
                     assert np.all(err <= bound), f"{what}: max err {np.max(err - bound)}"
+
+
+@pytest.mark.parametrize("t", [ir.F32, ir.F64, ir.U8, ir.C64, ir.C128])
+@pytest.mark.parametrize("algorithm", scan.VARIANTS["scan"]["algorithm"])
+def test_plans_fit_shared_memory(t, algorithm):
+    # any declared wg/ipt: the plan shrinks the tile of wide types to what the backend allows
+    # (the H200 refused a 68 KiB f64 tile: ptxas checks what NVRTC's PTX does not)
+    room = scan.CUDA_SHARED_BYTES if algorithm == "lookback" else scan.SHARED_BYTES
+    out = reduce.result_type("sum", t)
+    for wg in scan.VARIANTS["scan"]["wg"]:
+        acc = reduce.acc_type("sum", t, out)
+        if not scan.fits(acc, wg, 1, algorithm):
+            continue  # no tile of this workgroup fits (scan.variants leaves it out)
+        for ipt in scan.VARIANTS["scan"]["ipt"]:
+            v = {"wg": wg, "ipt": ipt, "algorithm": algorithm}
+            p = scan.plan_scan("cumulative_sum", t, out, 2, 300_001, v)
+            for launch in p.launches:
+                k = launch.kernel
+                used = sum(s.size * s.elem.itemsize for s in k.shared)
+                assert used <= room, (k.name, used)
