@@ -259,7 +259,12 @@ class Array:
 
     def __setitem__(self, key: Any, value: Any, /) -> None:
         t = type(key)
-        if t is not int and t is not slice:
+        if t is tuple:
+            for k in key:  # a tuple of Python ints (``a[i, j] = v`` in a loop) needs nothing
+                if type(k) is not int:
+                    key = _index_key(key, self._device)
+                    break
+        elif t is not int and t is not slice:
             key = _index_key(key, self._device)
         if type(value) is Array:
             if value._device is not self._device:

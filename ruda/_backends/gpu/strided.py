@@ -219,15 +219,19 @@ def is_basic(key: Any) -> bool:
 def element_index(x: StridedArray, key: tuple[Any, ...]) -> int | None:
     """The element offset (from the allocation's start) of ``x[key]`` when ``key`` is one
     Python int per dimension, else None; an int out of range raises IndexError."""
-    if len(key) != len(x.shape):
+    shape = x.shape
+    if len(key) != len(shape):
         return None
     off = x.offset // x.dtype.itemsize
-    for d, (i, n, s) in enumerate(zip(key, x.shape, x._strides, strict=True)):
+    for i, n, s in zip(key, shape, x._strides):  # noqa: B905  (equal lengths checked above)
         if type(i) is not int:
             return None
-        if not -n <= i < n:
-            raise IndexError(f"index {i} is out of bounds for axis {d} with size {n}")
-        off += (i % n) * s
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            d = next(d for d, k in enumerate(key) if not -shape[d] <= k < shape[d])
+            raise IndexError(f"index {key[d]} is out of bounds for axis {d} with size {shape[d]}")
+        off += i * s
     return off
 
 
