@@ -61,8 +61,10 @@ def _nan_extreme(fname: str) -> Any:
             raise ValueError(f"ruda.nan{fname}: where= needs initial= (a slice may be empty)")
         fill = -rd.inf if fname == "max" else rd.inf
         if not _has_nan(rd, a):
-            fill = rd.iinfo(a.dtype).min if fname == "max" else rd.iinfo(a.dtype).max
-            fill = fill if a.dtype != rd.bool else fname == "min"
+            if a.dtype == rd.bool:  # iinfo has no bool: the identity is False for max
+                fill = fname == "min"
+            else:
+                fill = rd.iinfo(a.dtype).min if fname == "max" else rd.iinfo(a.dtype).max
         r = getattr(rd, fname)(_masked(rd, a, fill, where), axis=axis, keepdims=keepdims,
                                **({"initial": initial} if given else {}))  # fmt: skip
         if _has_nan(rd, a) and not given:
@@ -113,9 +115,12 @@ def _nan_spread(sqrt: bool) -> Any:
         d = rd.where(rd.isnan(a), 0, d) if _has_nan(rd, a) else d
         sq = rd.real(d * rd.conj(d)) if rd.isdtype(d.dtype, "complex floating") else d * d
         dof = c - ddof
-        # Note: NumPy also gives NaN where dof <= 0, with a RuntimeWarning ruda does not emit.
-        v = rd.where(dof > 0, rd.sum(sq, axis=axis, keepdims=True) / rd.astype(dof, sq.dtype),
-                     rd.nan)  # fmt: skip
+        total = rd.sum(sq, axis=axis, keepdims=True)
+        if _has_nan(rd, a):
+            # Note: NumPy also gives NaN where dof <= 0, with a RuntimeWarning ruda does not emit.
+            v = rd.where(dof > 0, total / rd.astype(dof, sq.dtype), rd.nan)
+        else:  # NumPy's nanvar of a NaN-free dtype is var: over max(dof, 0) (inf, or 0/0 NaN)
+            v = total / rd.astype(rd.maximum(dof, 0.0), sq.dtype)
         if sqrt:
             v = rd.sqrt(v)
         if not keepdims:

@@ -6,7 +6,10 @@ sort last). Nothing is read back except the "q within [0, 1]" check of a device 
 
 from __future__ import annotations
 
+import math
 from typing import Any
+
+import numpy as np
 
 from .compose_stats import _arrays, rows_over
 
@@ -14,18 +17,47 @@ METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
 
 
 def _lerp(rd: Any, a: Any, b: Any, t: Any) -> Any:
-    # NumPy's _lerp: from the nearer end, so t = 1 gives b exactly.
+    # NumPy's _lerp: from the nearer end, so t = 1 gives b exactly; no a == b shortcut, so
+    # equal infinite ends give NaN (inf - inf) as NumPy's do.
     d = b - a
-    r = rd.where(t >= 0.5, b - d * (1 - t), a + d * t)
-    return rd.where(a == b, a, r)
+    return rd.where(t >= 0.5, b - d * (1 - t), a + d * t)
+
+
+def _q_dtype(q: Any) -> np.dtype:
+    """``q``'s NumPy dtype (a native array's, or that of the Python numbers or sequence)."""
+    dtype = getattr(q, "dtype", None)
+    return np.asarray(q).dtype if dtype is None else np.dtype(str(dtype))
+
+
+def _gathers(q: Any, method: str, fname: str) -> bool:
+    """NumPy takes the elements themselves (no interpolation, the input's dtype): lower, higher
+    and nearest, and linear at integer quantiles (quantile's q, not percentile's q / 100)."""
+    if method in ("lower", "higher", "nearest"):
+        return True
+    if method != "linear" or "percentile" in fname:
+        return False
+    return _q_dtype(q).kind in "iu"
+
+
+def _interp_dtype(x_dtype: np.dtype, q: Any, fname: str) -> np.dtype:
+    """NumPy's interpolated result: the input's dtype with the weight's, a Python ``q`` weak."""
+    if x_dtype == np.bool_:  # NumPy's lerp subtracts: undefined for bool
+        raise TypeError(f"ruda.{fname}: boolean input cannot be interpolated")
+    if type(q) in (int, float):
+        return x_dtype if x_dtype.kind == "f" else np.dtype(np.float64)
+    qdt = _q_dtype(q)
+    return np.result_type(x_dtype, qdt if qdt.kind == "f" else np.float64)
 
 
 def _quantile(fname: str, x: Any, q: Any, axis: Any, method: str, keepdims: bool,
               nan_aware: bool, scale: float, out: Any, weights: Any) -> Any:  # fmt: skip
     rd, a = _arrays(x)
+    if rd.isdtype(a.dtype, "complex floating"):  # as median's sort: no order on GPU devices
+        raise TypeError(f"ruda.{fname}: complex input ({a.dtype}) has no order; "
+                        f"{fname} is defined for real dtypes")  # fmt: skip
     if weights is not None:
         raise NotImplementedError(f"ruda.{fname}: weights= is not implemented on GPU yet")
-    if method not in METHODS:
+    if method not in METHODS and method != "median":
         raise NotImplementedError(f"ruda.{fname}: method={method!r} is not implemented on GPU "
                                   f"yet (only {', '.join(METHODS)})")  # fmt: skip
     qa = _arrays(q)[1] if hasattr(q, "ctx") else rd.asarray(q, dtype=rd.float64, device=a.device)
@@ -35,7 +67,12 @@ def _quantile(fname: str, x: Any, q: Any, axis: Any, method: str, keepdims: bool
     nd = a.ndim
     rows, kept, axes, n = rows_over(rd, a, axis)
     floating = rd.isdtype(a.dtype, "real floating")
-    rdt = a.dtype if floating else rd.float64
+    if method == "median":  # NumPy's nanmedian: a mean, in the input's float type
+        rdt = a.dtype if floating else rd.float64
+    elif _gathers(q, method, fname):
+        rdt = a.dtype
+    else:
+        rdt = getattr(rd, str(_interp_dtype(np.dtype(str(a.dtype)), q, fname)))
     s = rd.sort(rd.astype(rows, rdt), axis=-1)
     if nan_aware and floating:
         cnt = rd.astype(rd.sum(rd.astype(~rd.isnan(s), rd.int64), axis=-1, keepdims=True),
@@ -44,7 +81,12 @@ def _quantile(fname: str, x: Any, q: Any, axis: Any, method: str, keepdims: bool
         cnt = rd.full(kept + (1,), float(n), dtype=rd.float64, device=a.device)
     qq = rd.reshape(qa, qa.shape + (1,) * (len(kept) + 1))
     v = qq * (cnt - 1)  # NumPy's virtual index, shape q + kept + (1,)
-    lo, hi = rd.floor(v), rd.ceil(v)
+    if method == "midpoint":
+        v = (rd.floor(v) + rd.ceil(v)) / 2
+    lo = rd.floor(v)
+    # NumPy interpolates towards the next element even at a whole index (weight 0), so an
+    # infinite neighbour gives NaN (inf * 0) as NumPy's does; the median's pair is the two middles.
+    hi = rd.ceil(v) if method == "median" else rd.minimum(lo + 1, rd.maximum(cnt - 1, 0))
     sb = rd.broadcast_to(s, v.shape[:-1] + (n,))
 
     def at(i: Any) -> Any:
@@ -52,17 +94,24 @@ def _quantile(fname: str, x: Any, q: Any, axis: Any, method: str, keepdims: bool
         return rd.take_along_axis(sb, i, axis=-1)[..., 0]
 
     if n == 0:
+        if not nan_aware and math.prod(v.shape[:-1]):  # NumPy's take from an empty axis
+            raise IndexError(f"ruda.{fname}: cannot take a quantile of an empty axis")
+        rdt = rdt if rd.isdtype(rdt, "real floating") else rd.float64
         r = rd.full(v.shape[:-1], rd.nan, dtype=rdt, device=a.device)
     elif method == "lower":
-        r = at(lo)
+        r = at(rd.floor(v))
     elif method == "higher":
-        r = at(hi)
+        r = at(rd.ceil(v))
     elif method == "nearest":
         r = at(rd.round(v))  # NumPy rounds half to even here too
-    elif method == "midpoint":
-        r = (at(lo) + at(hi)) / 2
-    else:
-        r = _lerp(rd, at(lo), at(hi), rd.astype(v - lo, rdt)[..., 0])
+    elif method == "median":  # the middle one, or the mean of the two
+        a_lo, a_hi = at(lo), at(hi)
+        r = rd.where((lo == hi)[..., 0], a_lo, (a_lo + a_hi) / 2)
+    elif _gathers(q, method, fname):  # linear at integer quantiles
+        r = at(lo)
+    else:  # linear and midpoint (NumPy: weight 0.5 off a whole index, 0 on one)
+        t = v - lo if method == "linear" else rd.where(v == lo, 0.0, 0.5)
+        r = _lerp(rd, at(lo), at(hi), rd.astype(t, rdt)[..., 0])
     if n:
         if nan_aware and floating:
             r = rd.where(cnt[..., 0] == 0, rd.nan, r)  # an all-NaN slice
@@ -90,7 +139,7 @@ def _make(fname: str, nan_aware: bool, scale: float) -> Any:
 def nanmedian(x: Any, axis: Any = None, overwrite_input: bool = False, keepdims: bool = False,
               out: Any = None) -> Any:  # fmt: skip
     """The median of the non-NaN elements (NaN for an all-NaN slice)."""
-    return _quantile("nanmedian", x, 0.5, axis, "linear", keepdims, True, 1.0, out, None)
+    return _quantile("nanmedian", x, 0.5, axis, "median", keepdims, True, 1.0, out, None)
 
 
 def library() -> dict[str, Any]:

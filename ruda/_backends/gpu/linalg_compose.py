@@ -191,7 +191,9 @@ class LinalgBase:
         return out
 
     def matrix_norm(self, x: Any, keepdims: bool = False, ord: Any = "fro") -> Any:
-        r = work_dtype(x, "matrix_norm")
+        # NumPy takes float16 where no decomposition is needed (sums of |x|), in float16
+        half = x.dtype == np.float16 and ord not in (2, -2, "nuc")
+        r = x.dtype if half else work_dtype(x, "matrix_norm")
         ops, lib = self.ops, self.red.library()
         if ord in (2, -2, "nuc"):
             res = self._summary(x, {2: "max", -2: "min", "nuc": "sum"}[ord], "matrix_norm")
@@ -219,6 +221,8 @@ class LinalgBase:
         return res.reshape((*x.shape[:-2], 1, 1)) if keepdims else res
 
     def cond(self, x: Any, p: Any = None) -> Any:
+        if x.size == 0:  # as NumPy: no condition number of no matrix
+            raise LinAlgError("ruda.linalg.cond: cond is not defined on empty arrays")
         if p in (None, 2, -2):
             return self._summary(x, "iratio" if p == -2 else "ratio", "cond")
         # Note: a singular matrix raises LinAlgError here; NumPy returns inf.

@@ -37,6 +37,16 @@ _WITH_INITIAL = {"sum": "add", "prod": "multiply", "max": "maximum", "min": "min
 _PART = {np.dtype(np.complex64): np.float32, np.dtype(np.complex128): np.float64}
 
 
+def fill_identity(ops: Any, out: Any, value: Any) -> Any:
+    """``out`` (fresh, contiguous) filled with ``value``; a complex128 value whose two parts
+    differ (the product's 1) is a 16-byte pattern the word fill cannot write: assigned."""
+    v = np.asarray(value, dtype=out.dtype)
+    if out.dtype.itemsize > 8 and v.real != v.imag:
+        ops.assign(out, v[()])
+        return out
+    return ops.fill(out, value)
+
+
 class Layout:
     """A reduction's input as one of the plans' layouts: ``family`` over ``x`` (contiguous),
     ``nout`` results (the kept dimensions, in order) of ``count`` elements each."""
@@ -79,14 +89,12 @@ class Layout:
         x, ops = self.x, self.red.ops
         ctx = x.ctx
         out = ctx.allocator.empty((self.nout,), ir.numpy_of(out_t))
+        if self.count == 0 and op not in _IDENTITY:  # NumPy raises even with no results
+            raise ValueError(f"zero-size array to reduction operation {op} which has no identity")
         if self.nout == 0:
             return out
         if self.count == 0:
-            if op not in _IDENTITY:
-                raise ValueError(
-                    f"zero-size array to reduction operation {op} which has no identity"
-                )
-            return ops.fill(out, _IDENTITY[op])
+            return fill_identity(ops, out, _IDENTITY[op])
         if chunking.too_big(ctx, x):  # more than one binding: tile by tile
             return chunking.reduce_layout(self, op, out_t, mean)
         in_t = ir.type_of(x.dtype)
@@ -248,7 +256,9 @@ class Reductions:
                 out_t = kr.result_type(op, in_t)
             lay = self.layout(x, axis)
             if initial is not _NoValue and op in ("max", "min") and lay.count == 0:
-                r = ops.fill(ctx.allocator.empty((lay.nout,), ir.numpy_of(out_t)), initial)
+                r = fill_identity(
+                    ops, ctx.allocator.empty((lay.nout,), ir.numpy_of(out_t)), initial
+                )
             else:
                 r = lay.run(op, out_t)
                 if initial is not _NoValue:

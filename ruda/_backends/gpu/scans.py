@@ -18,7 +18,7 @@ from ..._kernels import reduce as kr
 from ..._kernels import scan as ks
 from . import chunking
 from .layout import axis_from_last, rows_last
-from .reductions import LIMIT
+from .reductions import LIMIT, fill_identity
 
 _OP = {"cumulative_sum": "sum", "cumulative_prod": "prod", "cumsum": "sum", "cumprod": "prod"}
 
@@ -84,7 +84,7 @@ class Scans:
             )
         if rows and m:
             if n == 0:  # include_initial of an empty axis: the identity alone
-                ops.fill(y, 0 if op == "sum" else 1)
+                fill_identity(ops, y, 0 if op == "sum" else 1)
             elif chunking.too_big(ctx, xt, y):  # more than one binding: tile by tile
                 chunking.scan_layout(self, op, xt, y, out_t, initial)
             else:
