@@ -389,8 +389,9 @@ def _index_part(k: Any, device: Device) -> Any:
             )
         return k._data
     if type(k) is list and device is CPU:
-        # NumPy treats a list index as an integer (or boolean) array.
-        return np.asarray([_unwrap(v) for v in k])
+        # NumPy treats a list index as an integer (or boolean) array; an empty one as intp.
+        a = np.asarray([_unwrap(v) for v in k])
+        return a.astype(np.intp) if a.size == 0 and a.dtype.kind == "f" else a
     return k
 
 

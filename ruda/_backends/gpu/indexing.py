@@ -83,6 +83,17 @@ class _Mask:
         self.mask, self.ndim = mask, mask.ndim
 
 
+class _Bool0:
+    """A 0-d boolean in a key beside other advanced indices: NumPy's new axis of length 1,
+    indexed by ``[0]`` when true and by ``[]`` when false."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, x: Any, b: Any) -> None:
+        keep = bool(b.to_host()) if isinstance(b, x.ops.native) else bool(b)  # a shape: read
+        self.index = x.ctx.allocator.from_host(np.array([0] if keep else [], np.int64))
+
+
 class Key:
     """A parsed advanced key over ``x``: the basic ``view``, the index ``arrays`` with the view
     dimension each indexes (``vdims``) and the original axis (``axes``), the result ``shape`` and,
@@ -97,19 +108,13 @@ class Key:
             if k is None or k is Ellipsis or type(k) is slice:
                 parts.append(k)
             elif isinstance(k, (bool, np.bool_)):
-                raise NotImplementedError(
-                    f"boolean scalar indexing on {ctx.name} is not implemented yet"
-                )
+                parts.append(_Bool0(x, k))
             elif isinstance(k, (int, np.integer)):
                 parts.append(operator.index(k))
             elif isinstance(k, (ops.native, list, np.ndarray)):
                 a = upload(ctx, ops, k, "an index array")
                 if a.dtype == np.bool_:
-                    if a.ndim == 0:
-                        raise NotImplementedError(
-                            f"0-d boolean index arrays on {ctx.name} are not implemented yet"
-                        )
-                    parts.append(_Mask(a))
+                    parts.append(_Bool0(x, a) if a.ndim == 0 else _Mask(a))
                 elif a.dtype.kind in "iu":
                     parts.append(a)
                 else:
@@ -125,7 +130,7 @@ class Key:
         if sum(1 for k in parts if k is Ellipsis) > 1:
             raise IndexError("an index can only have a single ellipsis ('...')")
         used = sum(k.ndim if type(k) is _Mask else 1 for k in parts
-                   if k is not None and k is not Ellipsis)  # fmt: skip
+                   if k is not None and k is not Ellipsis and type(k) is not _Bool0)  # fmt: skip
         if used > x.ndim:
             raise IndexError(
                 f"too many indices for array: array is {x.ndim}-dimensional, but {used} "
@@ -159,7 +164,7 @@ class Key:
                 ax += k.ndim
             else:
                 expanded.append(k)
-                ax += k is not None
+                ax += k is not None and type(k) is not _Bool0
         full = expanded
         vd = ax = 0
         for pos, k in enumerate(full):
@@ -171,6 +176,13 @@ class Key:
                 basic.append(k)
                 adv_pos.append(pos)
                 ax += 1
+            elif type(k) is _Bool0:  # a new view axis of length 1, indexed by [0] or []
+                basic.append(None)
+                adv_pos.append(pos)
+                self.arrays.append(k.index)
+                self.vdims.append(vd)
+                self.axes.append(ax)
+                vd += 1
             else:
                 basic.append(slice(None))
                 adv_pos.append(pos)
@@ -226,6 +238,10 @@ def offsets(ops: Any, arrays: list[Any], bshape: tuple[int, ...], lens: list[int
                                   f"of the gather kernels on {ctx.name}")  # fmt: skip
     out = ctx.allocator.empty(bshape, np.int32)
     if nb == 0:
+        if mode == "raise":  # NumPy checks 0-d indices (as ints) even when broadcast away
+            for j, a in enumerate(arrays):
+                if a.ndim == 0:
+                    offsets(ops, [a], a.shape, [lens[j]], [muls[j]], [axes[j]], mode)
         return out
     if mode != "raise" and min(lens) == 0:
         raise IndexError("cannot do a non-empty take from an empty axes.")
@@ -328,6 +344,9 @@ def _scalar_bool_key(x: Any, key: Any) -> tuple[Any, tuple, int] | None:
     flags = [isinstance(k, (bool, np.bool_)) or (isinstance(k, (native, np.ndarray))
              and k.ndim == 0 and k.dtype == np.bool_) for k in items]  # fmt: skip
     if sum(flags) != 1 or not all(f or is_basic(k) for f, k in zip(flags, items, strict=True)):
+        return None
+    # an int beside it is advanced too: NumPy's placement rule may move the new axis (Key)
+    if any(isinstance(k, (int, np.integer)) and not f for f, k in zip(flags, items, strict=True)):
         return None
     i = flags.index(True)
     b = items[i]
@@ -436,7 +455,7 @@ class Indexing:
         ops = self.ops
         if mode not in kg.MODES:
             raise ValueError(f"mode must be one of {kg.MODES}, got {mode!r}")
-        if axis is None:
+        if axis is None or x.ndim == 0:  # NumPy takes from a 0-d array as from its 1-d view
             x, axis = self._flat(x), 0
         axis = operator.index(axis) % max(x.ndim, 1)
         n = x.shape[axis]
@@ -453,8 +472,12 @@ class Indexing:
             idx = upload(x.ctx, ops, indices, "indices")
             if idx.dtype.kind not in "iu":
                 raise TypeError(f"indices must have an integer dtype, got {idx.dtype}")
-            k = Key(x, (slice(None),) * axis + (idx,))
-            r = gather(k.view, k.shape, k.st, k.bs, k.offsets(mode))
+            if math.prod(x.shape[:axis]) == 0:  # NumPy checks no index when nothing is taken
+                r = x.ctx.allocator.empty((*x.shape[:axis], *idx.shape, *x.shape[axis + 1 :]),
+                                          x.dtype)  # fmt: skip
+            else:
+                k = Key(x, (slice(None),) * axis + (idx,))
+                r = gather(k.view, k.shape, k.st, k.bs, k.offsets(mode))
         if out is None:
             return r
         if out.shape != r.shape:
@@ -512,8 +535,11 @@ class Indexing:
         return out
 
     def put(self, a: Any, ind: Any, v: Any, mode: str = "raise") -> None:
-        if not a.is_contiguous:
-            raise NotImplementedError(f"put into a non-contiguous array on {a.ctx.name}")
+        if not a.is_contiguous:  # into a C-ordered copy, then back through the view
+            c = self.ops.copy(a)
+            self.put(c, ind, value_of(a, v), mode)
+            self.ops.assign(a, c)
+            return
         flat = a.reshape(-1)
         if isinstance(ind, (int, np.integer)):
             ind = np.asarray([operator.index(ind)])

@@ -131,7 +131,8 @@ class GpuOps(CreationOps):
     def constant(self, ctx: Any, value: Any, npdt: np.dtype) -> Any:
         """A cached 0-d device array of ``value`` as ``npdt`` (OverflowError if it does not fit)."""
         cache = ctx.__dict__.setdefault("constants", {})
-        key = (npdt.str, type(value), value)
+        # repr keeps -0.0 apart from 0.0 (equal, same hash) and lets NaN find its entry
+        key = (npdt.str, type(value), repr(value))
         x = cache.get(key)
         if x is None:
             x = ctx.allocator.from_host(np.asarray(value, dtype=npdt))

@@ -3,11 +3,13 @@ broadcast_to, ravel, flip. None launches a kernel, except a reshape that needs a
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from .layout import bstrides
+from .strided import c_strides, resolve_shape
 
 
 def as_shape(shape: Any) -> tuple[int, ...]:
@@ -20,9 +22,57 @@ def as_shape(shape: Any) -> tuple[int, ...]:
     return shape
 
 
+def nocopy_strides(
+    shape: tuple[int, ...], strides: tuple[int, ...], new: tuple[int, ...]
+) -> tuple[int, ...] | None:
+    """Element strides that view ``shape``/``strides`` as ``new`` (C order) without a copy, or
+    None when no view can (NumPy's ``_attempt_nocopy_reshape``); sizes must match."""
+    if math.prod(new) == 0:
+        return c_strides(new)
+    old = [(n, s) for n, s in zip(shape, strides, strict=True) if n != 1]
+    out = [0] * len(new)
+    oi, oj, ni, nj = 0, 1, 0, 1
+    while ni < len(new) and oi < len(old):
+        pn, po = new[ni], old[oi][0]
+        while pn != po:
+            if pn < po:
+                pn *= new[nj]
+                nj += 1
+            else:
+                po *= old[oj][0]
+                oj += 1
+        # the old axes merged into this group must be contiguous with each other
+        for k in range(oi, oj - 1):
+            if old[k][1] != old[k + 1][0] * old[k + 1][1]:
+                return None
+        out[nj - 1] = old[oj - 1][1]
+        for k in range(nj - 1, ni, -1):
+            out[k - 1] = out[k] * new[k]
+        ni, nj, oi, oj = nj, nj + 1, oj, oj + 1
+    last = out[ni - 1] if ni else 1
+    for k in range(ni, len(new)):
+        out[k] = last
+    return tuple(out)
+
+
+def as_shape_minus(shape: Any) -> tuple[int, ...]:
+    """A reshape's shape argument as a tuple of ints (``-1`` kept)."""
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(s) for s in shape)
+
+
 def reshape(x: Any, shape: Any, order: str = "C", copy: Any = None, **_: Any) -> Any:
-    if copy is False and not x.is_contiguous:
-        raise ValueError("reshape with copy=False needs a contiguous array")
+    """``x`` in ``shape``: a view wherever NumPy makes one, a copy when ``copy`` or when no
+    view can (ValueError for ``copy=False`` then). Internal callers' ``x.reshape`` keeps
+    giving contiguous arrays, which plans bind as they are."""
+    if not copy and not x.is_contiguous and order in ("C", "A", "K", None):
+        new = resolve_shape(as_shape_minus(shape), x.size)
+        strides = nocopy_strides(x.shape, x._strides, new)
+        if strides is not None:
+            return x.view_of(x.offset, new, strides)
+        if copy is False:
+            raise ValueError("reshape with copy=False cannot view this array in that shape")
     src = x.copy() if copy else x
     return src.reshape(shape, order=order)
 
@@ -82,4 +132,4 @@ LIBRARY: dict[str, Any] = {
     "broadcast_to": broadcast_to, "ravel": ravel, "flip": flip,
 }  # fmt: skip
 __all__ = ["LIBRARY", "as_shape", "broadcast_to", "expand_dims", "flip", "matrix_transpose",
-           "permute_dims", "ravel", "reshape", "squeeze"]  # fmt: skip
+           "nocopy_strides", "permute_dims", "ravel", "reshape", "squeeze"]  # fmt: skip
