@@ -133,9 +133,15 @@ def result_type(*items: Any) -> DType:
         if not scalars:
             raise ValueError("ruda.result_type: at least one array or dtype is required")
         dtypes.append(scalar_kind_dtype(scalars.pop(0)))
+    # Note: NumPy folds the highest kind first (complex, float, integer, bool; the order within
+    # a kind kept), so result_type(int8, uint8, float16) is float16, not int16's float32
+    dtypes.sort(key=lambda d: -_KIND_RANK.get(d._np.kind, 0))
     r = dtypes[0]
     for d in dtypes[1:]:
         r = promote(r, d)
     for s in scalars:
         r = with_scalar(r, s)
     return r
+
+
+_KIND_RANK = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}

@@ -98,3 +98,16 @@ def test_result_type_mixes_arrays_dtypes_scalars():
     assert result_type(1.0) == ruda.float64
     with pytest.raises(ValueError, match="result_type"):
         result_type()
+
+
+def test_result_type_of_many_follows_numpy():
+    # NumPy folds the highest kind first: (int8, uint8, float16) is float16, not float32 (the
+    # int16 of the first two promoted with float16), and concat/stack of those gives float16
+    names = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+             "float16", "float32", "float64", "complex64", "complex128"]  # fmt: skip
+    kinds = [getattr(ruda, n) for n in names]
+    for ds in itertools.product(kinds, repeat=3):
+        want = numpy.result_type(*(numpy.dtype(str(d)) for d in ds))
+        assert str(result_type(*ds)) == str(want), ds
+    parts = [ruda.ones(2, dtype=d) for d in (ruda.int8, ruda.uint8, ruda.float16)]
+    assert ruda.concat(parts).dtype == ruda.float16
