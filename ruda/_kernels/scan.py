@@ -179,13 +179,14 @@ def _padded(size: int) -> int:
     return size + size // 32
 
 
-def _warp_reduce(op: str, v: Var, tag: str) -> list[Any]:
-    """Combine ``v`` over the 32 lanes of the warp (butterfly: every lane gets the result)."""
+def _warp_reduce(v: Var, tag: str, merge: Any) -> list[Any]:
+    """Merge ``v`` over the 32 lanes of the warp in place (butterfly: every lane gets the
+    result); ``merge(a, b)`` builds the combining expression."""
     body: list[Any] = []
     for o in (16, 8, 4, 2, 1):
         other = Var(f"{tag}{o}", v.type)
         body += [Let(other, ir.call("shuffle_xor", v, Const(o, U32), type=v.type)),
-                 Assign(v, combine(op, v, other))]  # fmt: skip
+                 Assign(v, merge(v, other))]  # fmt: skip
     return body
 
 
@@ -293,7 +294,7 @@ def build_lookback(op: str, in_t: ir.Type, out_t: ir.Type, wg: int = 256, ipt: i
                 Assign(wd, ir.select(inrow, ir.VolatileLoad(stat, p, U64), Const(2 << 32, U64))),
                 Assign(f, ir.cast(wd >> 32, U32)),
                 Let(fz, ir.select(f.eq(0), one, zero), mutable=True),
-                *_reduce_or(fz, "fz"),
+                *_warp_reduce(fz, "fz", lambda a, b: a | b),
                 If(fz.eq(0), (ir.Break(),)),
             )),
             Let(v, ir.select(inrow, _unbits(ir.cast(wd & 0xFFFFFFFF, U32), acc), ident)),
@@ -303,7 +304,7 @@ def build_lookback(op: str, in_t: ir.Type, out_t: ir.Type, wg: int = 256, ipt: i
             ir.While(Const(True, BOOL), (
                 Assign(f, ir.select(inrow, ir.VolatileLoad(state, p + 1, U32), two)),
                 Let(fz, ir.select(f.eq(0), one, zero), mutable=True),
-                *_reduce_or(fz, "fz"),
+                *_warp_reduce(fz, "fz", lambda a, b: a | b),
                 If(fz.eq(0), (ir.Break(),)),
             )),
             ir.Fence(),
@@ -316,9 +317,9 @@ def build_lookback(op: str, in_t: ir.Type, out_t: ir.Type, wg: int = 256, ipt: i
         Let(f, two, mutable=True),
         *wait,
         Let(near, ir.select(f.eq(2), lane, Const(32, U32)), mutable=True),
-        *_reduce_min(near, "nr"),
+        *_warp_reduce(near, "nr", lambda a, b: ir.call("min", a, b)),
         Let(part, ir.select(lane <= near, v, ident), mutable=True),
-        *_warp_reduce(op, part, "pt"),
+        *_warp_reduce(part, "pt", lambda a, b: combine(op, a, b)),
         Assign(prefix, combine(op, part, prefix)),
         If(near < 32, (ir.Break(),)),
         Assign(j, j - 32),
@@ -328,7 +329,7 @@ def build_lookback(op: str, in_t: ir.Type, out_t: ir.Type, wg: int = 256, ipt: i
         Let(w, ir.select(lane < nw, wsum[ir.call("min", lane, Const(nw - 1, U32))], ident),
             mutable=True),
         Let(wtot, w, mutable=True),
-        *_warp_reduce(op, wtot, "wr"),
+        *_warp_reduce(wtot, "wr", lambda a, b: combine(op, a, b)),
         *_warp_scan(op, w, "ws"),
         *wex_body,
         Let(prefix, ident, mutable=True),
@@ -372,24 +373,6 @@ def _bits(v: ir.Expr) -> ir.Expr:
 
 def _unbits(b: ir.Expr, acc: ir.Type) -> ir.Expr:
     return ir.Bitcast(b, acc) if acc is ir.F32 else ir.cast(b, acc)
-
-
-def _reduce_or(v: Var, tag: str) -> list[Any]:
-    body: list[Any] = []
-    for o in (16, 8, 4, 2, 1):
-        other = Var(f"{tag}{o}", U32)
-        body += [Let(other, ir.call("shuffle_xor", v, Const(o, U32), type=U32)),
-                 Assign(v, v | other)]  # fmt: skip
-    return body
-
-
-def _reduce_min(v: Var, tag: str) -> list[Any]:
-    body: list[Any] = []
-    for o in (16, 8, 4, 2, 1):
-        other = Var(f"{tag}{o}", U32)
-        body += [Let(other, ir.call("shuffle_xor", v, Const(o, U32), type=U32)),
-                 Assign(v, ir.call("min", v, other))]  # fmt: skip
-    return body
 
 
 def plan_scan(op: str, in_t: ir.Type, out_t: ir.Type, rows: int, n: int,
