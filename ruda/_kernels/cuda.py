@@ -187,7 +187,8 @@ class CUDA(CLike):
         return self.render_many([k])
 
     def render_many(self, kernels: list[ir.Kernel]) -> str:
-        """One CUDA source with every kernel (``extern "C"``, named ``k.name``), helpers once."""
+        """One CUDA source with every kernel (``extern "C"``, named ``entry_name(k)``), helpers
+        once."""
         self.helpers = {}
         parts = [self.module(k, self.stmts(k.body, 1)) for k in kernels]
         return "\n".join([_PRELUDE, *self.helpers.values(), *parts]) + "\n"
@@ -200,14 +201,25 @@ class CUDA(CLike):
             args.append(f"{const}{self.type(b.elem)}* __restrict__ {b.name}")
         args += [f"const {self.type(p.type)} {p.name}" for p in k.params]
         wg = k.workgroup[0] * k.workgroup[1] * k.workgroup[2]
+        params = ", ".join(args)
         lines.append(
-            f'extern "C" __global__ void __launch_bounds__({wg}) {k.name}({", ".join(args)}) {{'
+            f'extern "C" __global__ void __launch_bounds__({wg}) {entry_name(k)}({params}) {{'
         )
         for s in k.shared:
             lines.append(f"    __shared__ {self.type(s.elem)} {s.name}[{s.size}];")
         lines.extend(body)
         lines.append("}")
         return "\n".join(lines)
+
+
+# Every entry point ruda generates starts so: compute-sanitizer's ``--kernel-name kns=ruda_``
+# then instruments ruda's kernels alone, not the vendor libraries' (scripts/gpu_sanitize.sh).
+ENTRY_PREFIX = "ruda_"
+
+
+def entry_name(k: ir.Kernel) -> str:
+    """The CUDA symbol of ``k``: its IR name behind ``ENTRY_PREFIX`` (once)."""
+    return k.name if k.name.startswith(ENTRY_PREFIX) else ENTRY_PREFIX + k.name
 
 
 # float16 as its bits, converted by PTX (no cuda_fp16.h: NVRTC then needs no include path).

@@ -111,7 +111,8 @@ def test_cuda_compiles():
         pytest.skip("NVRTC not found (pip install nvidia-cuda-nvrtc-cu12)")
     ks = _elementwise_kernels() + _reduce_kernels(True)
     ptx = nvrtc.compile(cuda.render_many(ks), options=(*nvrtc.DEFAULT_OPTIONS, "-w", "-G"))
-    assert ".entry divide_c128_c128_c128_c" in ptx and ".entry scan_lookback_sum_c64" in ptx
+    assert ".entry ruda_divide_c128_c128_c128_c" in ptx
+    assert ".entry ruda_scan_lookback_sum_c64" in ptx
 
 
 # -- numerics on the adapter ------------------------------------------------------------------

@@ -57,4 +57,4 @@ def test_wgsl_pipelines_build(wgpu_device):
 def test_cuda_compiles_to_ptx(kernels):
     rc.assert_ptx_compiles(kernels)
     ptx = nvrtc.compile(cuda.render(fft.build_pass(ir.C128, 4, False)))
-    assert ".entry fft_pass4_c128_f" in ptx
+    assert ".entry ruda_fft_pass4_c128_f" in ptx

@@ -97,7 +97,7 @@ def test_cuda_compiles_to_ptx(kernels):
     src = cuda.render_many(kernels)
     # -G: no device optimisation (halves the time; the front end checks everything)
     ptx = nvrtc.compile(src, options=(*nvrtc.DEFAULT_OPTIONS, "-w", "-G"))
-    assert ptx.count(".entry matmul_") == len(kernels)
+    assert ptx.count(".entry ruda_matmul_") == len(kernels)
     # the default f32 kernel, optimised: its operands arrive as 128-bit vector loads
     k = matmul.plan(ir.F32, ir.F32, ir.F32, matmul.Problem(4096, 4096, 4096)).launches[0].kernel
     ptx = nvrtc.compile(cuda.render(k), options=(*nvrtc.DEFAULT_OPTIONS, "-w"))

@@ -52,7 +52,7 @@ def test_cuda_compiles_to_ptx() -> None:
         pytest.skip("NVRTC not found (pip install nvidia-cuda-nvrtc-cu12): CUDA not compiled")
     for k in KERNELS:
         ptx = nvrtc.compile(cuda.render(k))  # optimised, as at run time
-        assert f".entry {k.name}" in ptx and "sm_90" in ptx
+        assert f".entry {cuda.entry_name(k)}" in ptx and "sm_90" in ptx
 
 
 def test_wgsl_pipelines_build() -> None:

@@ -231,4 +231,4 @@ def test_cuda_integer_matmul_compiles():
     # the default int32 kernel, optimised: 128-bit loads of the C-ordered operands
     k = matmul.plan(ir.I32, ir.I32, ir.I32, matmul.Problem(1024, 1024, 1024)).launches[0].kernel
     ptx = nvrtc.compile(cuda.render(k), options=(*nvrtc.DEFAULT_OPTIONS, "-w"))
-    assert ".entry " + k.name in ptx and ".v4." in ptx
+    assert ".entry " + cuda.entry_name(k) in ptx and ".v4." in ptx

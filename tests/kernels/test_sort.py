@@ -67,4 +67,4 @@ def test_wgsl_pipelines_build(wgpu_device):
 def test_cuda_compiles_to_ptx(kernels):
     rc.assert_ptx_compiles(kernels)
     ptx = nvrtc.compile(cuda.render(sort.build_local(1, True, False, 512, 8, 8)))
-    assert ".entry radix_local" in ptx
+    assert ".entry ruda_radix_local" in ptx

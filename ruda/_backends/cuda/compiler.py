@@ -218,7 +218,7 @@ class Compiler:
         if prog is None:
             module = self.load_module(source)
             prog = self._by_source[source] = Program(
-                kernel, source, module.get_function(kernel.name), module
+                kernel, source, module.get_function(cuda_renderer.entry_name(kernel)), module
             )
         self._by_kernel[id(kernel)] = (kernel, prog)
         self.last_seconds = time.perf_counter() - t
