@@ -121,16 +121,30 @@ def _matched(got: numpy.ndarray, want: numpy.ndarray) -> float:
     return worst
 
 
+def _kappa(m: numpy.ndarray) -> float:
+    """The largest eigenvalue condition number of the square matrix ``m`` (float64):
+    |x_i| |y_i| / |y_i^H x_i| with left eigenvectors the rows of V^-1. A rounding error
+    ``e`` in ``m`` moves eigenvalue i by up to about kappa_i * e: close eigenvalues of a
+    non-normal matrix (a random triangular one) move far more than e. Capped at 1000 (a
+    defective matrix's is unbounded) so the check keeps its teeth."""
+    _, vecs = numpy.linalg.eig(m)
+    left = numpy.linalg.pinv(vecs)
+    k = float((numpy.linalg.norm(vecs, axis=0) * numpy.linalg.norm(left, axis=1)).max())
+    return min(k, 1e3) if numpy.isfinite(k) else 1e3
+
+
 def _check(a: numpy.ndarray, w: numpy.ndarray, v: numpy.ndarray | None, tol: float,
            eig_tol: float | None = None) -> None:  # fmt: skip
-    """w against NumPy's eigenvalues (as sets, per matrix), A v = v w, v normalised."""
+    """w against NumPy's eigenvalues (as sets, per matrix, within the tolerance times the
+    matrix's eigenvalue condition number), A v = v w, v normalised."""
     wide = a.astype(numpy.complex128)
     want = numpy.linalg.eigvals(wide)
     n = a.shape[-1]
     scale = max(1.0, float(numpy.abs(wide).max()))
     assert w.shape == a.shape[:-1]
-    for got, ref in zip(w.reshape(-1, n), want.reshape(-1, n), strict=True):
-        assert _matched(got, ref) <= (eig_tol or tol) * scale, (got, ref)
+    mats = wide.reshape(-1, n, n)
+    for got, ref, m in zip(w.reshape(-1, n), want.reshape(-1, n), mats, strict=True):
+        assert _matched(got, ref) <= (eig_tol or tol) * scale * _kappa(m), (got, ref)
     if v is None:
         return
     assert v.shape == a.shape
@@ -188,8 +202,9 @@ def test_triangular_and_diagonal(wdev, rng, dtype):
     a[2] = numpy.diag(numpy.diagonal(a[2]))
     w, v = _eig(a, wdev)
     _check(a, w, v, TOL[dtype])
-    for got, m in zip(w, a, strict=True):  # exact: nothing to iterate on
-        assert _matched(got, numpy.diagonal(m).astype(got.dtype)) <= TOL[dtype]
+    for got, m in zip(w, a, strict=True):  # the diagonal, up to the rounding kappa amplifies
+        want = numpy.diagonal(m).astype(got.dtype)
+        assert _matched(got, want) <= TOL[dtype] * _kappa(m.astype(numpy.complex128))
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
