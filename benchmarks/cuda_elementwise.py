@@ -8,7 +8,8 @@
     RUDA_CUDA=experimental python3 benchmarks/cuda_elementwise.py --json cuda_elementwise.json
 
 ``--sweep`` also times the contiguous kernel's variants (``elementwise.VARIANTS``) on the add;
-``--profile FILE`` writes a cProfile of the chain (where the host's microseconds go).
+``--profile FILE`` writes a cProfile of the chain (where the host's microseconds go);
+``--breakdown`` times the chain's layers one by one (down to a launch that only records).
 """
 
 from __future__ import annotations
@@ -115,6 +116,52 @@ def profile_chain(xs, ops: int, sync, path: str) -> None:
     Path(path).write_text(buf.getvalue())
 
 
+def breakdown(xs, ops: int, sync) -> dict[str, float]:
+    """Where the chain's microseconds go, each step its own loop (us/op): the Array operator
+    with the small-block cache off and on, the backend's implementation on the native arrays,
+    the prepared launch alone, the same launch with a recording driver (the host's share: the
+    result's block, object and arguments), and a pool allocation freed at once."""
+    from ruda import _cuda_fast
+    from ruda._backends.cuda.dispatch import driver
+
+    xn = xs._data
+    add = xs.device.backend.resolve("add")
+    out = {"backend_impl": chain_us(add, xn, ops, sync)}  # fills add.fast
+    prepared = next(iter(add.fast.values()))
+    t = _cuda_fast.test_functions()
+    real = driver()
+    ctx, alloc = xn.ctx, xn.ctx.allocator.pool_alloc
+    rec = _cuda_fast.Driver(t["launch"], _cuda_fast.test_stream(0))
+    recording = _cuda_fast.Prepared(rec, ctx, alloc, xn.dtype, 1, 256, 256, 2, "add")
+    _cuda_fast.recorder_reset(0)
+    nbytes = (xn.size * xn.dtype.itemsize + 7) & ~7
+    was = _cuda_fast.cache_set(False)
+    out["array_operator_pool"] = chain_us(lambda u, v: u + v, xs, ops, sync)
+    out["prepared_recording_pool"] = chain_us(recording, xn, ops, sync)
+    _cuda_fast.cache_set(True)
+    out["array_operator_cached"] = chain_us(lambda u, v: u + v, xs, ops, sync)
+    out["prepared_launch_cached"] = chain_us(prepared, xn, ops, sync)
+    out["prepared_recording_cached"] = chain_us(recording, xn, ops, sync)
+    # host-bound or device-bound: the loop's time before the final wait, and the whole chain
+    # on a non-blocking stream (launches on the legacy default stream may cost the driver more)
+    y, t0 = xs, time.perf_counter()
+    for _ in range(ops):
+        y = y + xs
+    out["array_operator_host_only"] = (time.perf_counter() - t0) / ops * 1e6
+    sync()
+    with cupy.cuda.Stream(non_blocking=True) as s:
+        out["array_operator_nonblocking_stream"] = chain_us(
+            lambda u, v: u + v, xs, ops, s.synchronize
+        )
+    out["pool_alloc_free"] = chain_us(lambda u, v: (alloc(nbytes), u)[1], xn, ops, sync)
+    out["stream_getter"] = chain_us(lambda u, v: (real.current_stream(), u)[1], xn, ops, sync)
+    _cuda_fast.cache_set(was)
+    for k, v in out.items():
+        print(f"  {k:28s} {v:6.2f} us/op")
+    print(f"  cache: {_cuda_fast.cache_info()}")
+    return out
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--n", type=int, default=256 * 1024 * 1024)
@@ -125,6 +172,7 @@ def main() -> None:
     p.add_argument("--json", default="")
     p.add_argument("--sweep", action="store_true")
     p.add_argument("--profile", default="")
+    p.add_argument("--breakdown", action="store_true", help="time the chain's parts")
     args = p.parse_args()
     dev = ruda.Device(args.device)
     sync = dev.backend.synchronize
@@ -136,6 +184,7 @@ def main() -> None:
     us_cupy = chain_us(lambda u, v: u + v, cs, args.ops, cupy.cuda.get_current_stream().synchronize)
     if args.profile:
         profile_chain(xs, args.ops, sync, args.profile)
+    parts = breakdown(xs, args.ops, sync) if args.breakdown else {}
     props = cupy.cuda.runtime.getDeviceProperties(dev.index)
     results = {
         "device": f"{dev} ({props['name'].decode()})",
@@ -150,6 +199,8 @@ def main() -> None:
         "chain_ruda_us_per_op": us_ruda,
         "chain_cupy_us_per_op": us_cupy,
     }
+    if parts:
+        results["chain_breakdown_us_per_op"] = parts
     print(f"f32 add, n={args.n:,} on {results['device']}")
     print(f"  ruda {nbytes / t_ruda / 1e9:8.1f} GB/s   cupy {nbytes / t_cupy / 1e9:8.1f} GB/s")
     print(f"chain of {args.ops} adds of {args.small} elements")

@@ -16,6 +16,11 @@
  *   - Driver(launch, stream, bind, error_name, error_string): the driver entry points as
  *     addresses (resolved by dispatch.py with ctypes: this file builds without CUDA headers or
  *     libraries) and the current-stream getter: CuPy's C getter as a capsule, or a callable.
+ *   - a small-block cache: results of at most CACHE_MAX_BYTES keep their pool block in one of
+ *     CACHE_SLOTS slots after the array dies, and the next result of the same size, context and
+ *     stream takes it back without a pool call (CuPy's pool allocate and free were a third of a
+ *     small op's time). A block is reusable only when nothing but its slot holds it: no array,
+ *     view, derived pointer (mem + offset) or exported CuPy array.
  * A CUresult other than 0 raises RuntimeError naming the op and the CUDA error; 201 (no context
  * current in this thread) first calls bind() and retries once, as the Python launcher's
  * per-thread set-up does. The module also exports a recording launch function and fake error
@@ -206,6 +211,121 @@ static PyObject *launch_error(Driver *d, PyObject *name, int code)
     return NULL;
 }
 
+/* -- the small-block cache ------------------------------------------------------------------- */
+#define CACHE_SLOTS 64
+#define CACHE_MAX_BYTES 65536
+typedef struct {
+    PyObject *mp;   /* the pool's MemoryPointer, as the array got it */
+    PyObject *mem;  /* its memory object (mp.mem): what derived pointers hold too */
+    PyObject *ctx;  /* the device's context, compared by identity */
+    void *stream;
+    long long nbytes;
+} Block;
+static Block Cache[CACHE_SLOTS];
+static int CacheOn = 1, CacheNext = 0;
+static unsigned long long CacheHits = 0, CacheMisses = 0;
+static PyObject *StrMem;
+
+/* Free when only the slot holds it: the pointer once, its memory twice (the pointer's field and
+ * the slot's reference). */
+static int block_free(const Block *b) { return Py_REFCNT(b->mp) == 1 && Py_REFCNT(b->mem) == 2; }
+
+static void block_drop(Block *b)
+{
+    Py_CLEAR(b->mp);
+    Py_CLEAR(b->mem);
+    Py_CLEAR(b->ctx);
+}
+
+/* Give the free blocks back to the pool; the slots of blocks in use stay. */
+static int cache_release(void)
+{
+    int n = 0;
+    for (int i = 0; i < CACHE_SLOTS; i++)
+        if (Cache[i].mp != NULL && block_free(&Cache[i])) block_drop(&Cache[i]), n++;
+    return n;
+}
+
+/* Remember a fresh block in an empty slot or in place of a free one; a full cache of blocks in
+ * use remembers nothing (the block then goes back to the pool when its array dies). */
+static void cache_insert(PyObject *mp, PyObject *ctx, void *stream, long long nbytes)
+{
+    PyObject *mem = PyObject_GetAttr(mp, StrMem);
+    if (mem == NULL) {  /* not a CuPy MemoryPointer (another allocator): not cached */
+        PyErr_Clear();
+        return;
+    }
+    for (int k = 0; k < CACHE_SLOTS; k++) {
+        Block *b = &Cache[(CacheNext + k) % CACHE_SLOTS];
+        if (b->mp != NULL && !block_free(b)) continue;
+        block_drop(b);
+        b->mp = Py_NewRef(mp);
+        b->mem = mem;  /* the reference GetAttr gave */
+        b->ctx = Py_NewRef(ctx);
+        b->stream = stream;
+        b->nbytes = nbytes;
+        CacheNext = (CacheNext + k + 1) % CACHE_SLOTS;
+        return;
+    }
+    Py_DECREF(mem);
+}
+
+/* The result's block: a free cached one of this size, context and stream, else the pool's. */
+static PyObject *block_alloc(PyObject *alloc, PyObject *ctx, void *stream, long long nbytes)
+{
+    int cacheable = CacheOn && nbytes <= CACHE_MAX_BYTES;
+    if (cacheable) {
+        for (int i = 0; i < CACHE_SLOTS; i++) {
+            Block *b = &Cache[i];
+            if (b->mp != NULL && b->nbytes == nbytes && b->ctx == ctx && b->stream == stream &&
+                block_free(b)) {
+                CacheHits++;
+                return Py_NewRef(b->mp);
+            }
+        }
+        CacheMisses++;
+    }
+    PyObject *size = PyLong_FromLongLong(nbytes);
+    if (size == NULL) return NULL;
+    PyObject *mp = PyObject_CallOneArg(alloc, size);
+    if (mp == NULL && PyErr_ExceptionMatches(PyExc_MemoryError) && cache_release() > 0) {
+        PyErr_Clear();  /* CuPy's OutOfMemoryError is a MemoryError: retry with the slots freed */
+        mp = PyObject_CallOneArg(alloc, size);
+    }
+    Py_DECREF(size);
+    if (mp != NULL && cacheable) cache_insert(mp, ctx, stream, nbytes);
+    return mp;
+}
+
+static PyObject *cache_set(PyObject *mod, PyObject *on)
+{
+    int v = PyObject_IsTrue(on);
+    if (v < 0) return NULL;
+    PyObject *was = PyBool_FromLong(CacheOn);
+    CacheOn = v;
+    if (!v) cache_release();
+    return was;
+}
+
+static PyObject *cache_clear(PyObject *mod, PyObject *unused)
+{
+    return PyLong_FromLong(cache_release());
+}
+
+static PyObject *cache_info(PyObject *mod, PyObject *unused)
+{
+    int held = 0, nfree = 0;
+    long long bytes = 0;
+    for (int i = 0; i < CACHE_SLOTS; i++) {
+        if (Cache[i].mp == NULL) continue;
+        held++, bytes += Cache[i].nbytes;
+        nfree += block_free(&Cache[i]);
+    }
+    return Py_BuildValue("{s:O,s:K,s:K,s:i,s:i,s:L,s:i,s:i}", "on", CacheOn ? Py_True : Py_False,
+                         "hits", CacheHits, "misses", CacheMisses, "blocks", held, "free", nfree,
+                         "bytes", bytes, "slots", CACHE_SLOTS, "max_bytes", CACHE_MAX_BYTES);
+}
+
 /* -- Prepared ---------------------------------------------------------------------------------- */
 typedef struct {
     PyObject_HEAD
@@ -261,10 +381,9 @@ static PyObject *prepared_run(Prepared *p, PyObject *const *xs, long long n, PyO
         vals[i] = device_ptr(xs[i]);
         if (PyErr_Occurred()) return NULL;
     }
-    PyObject *nbytes = PyLong_FromLongLong((n * p->itemsize + 7) & ~7LL);
-    if (nbytes == NULL) return NULL;
-    PyObject *mem = PyObject_CallOneArg(p->alloc, nbytes);
-    Py_DECREF(nbytes);
+    void *stream = NULL;
+    if (current_stream(p->driver, &stream) < 0) return NULL;
+    PyObject *mem = block_alloc(p->alloc, p->ctx, stream, (n * p->itemsize + 7) & ~7LL);
     if (mem == NULL) return NULL;
     PyObject *y = CudaArrayType->tp_alloc(CudaArrayType, 0);
     if (y == NULL) {
@@ -282,8 +401,7 @@ static PyObject *prepared_run(Prepared *p, PyObject *const *xs, long long n, PyO
     PyObject *ptr = PyObject_GetAttr(mem, StrPtr);
     vals[k] = long_value(ptr);
     Py_XDECREF(ptr);
-    void *stream = NULL;
-    if (ptr == NULL || PyErr_Occurred() || current_stream(p->driver, &stream) < 0) {
+    if (ptr == NULL || PyErr_Occurred()) {
         Py_DECREF(y);
         return NULL;
     }
@@ -788,6 +906,14 @@ static PyObject *launches(PyObject *mod, PyObject *unused)
 static PyMethodDef module_methods[] = {
     {"init", init, METH_O, "init(CudaArray): learn the slots the fast path reads and writes."},
     {"launches", launches, METH_NOARGS, "Launches made through Prepared objects so far."},
+    {"cache_set", cache_set, METH_O,
+     "cache_set(on): turn the small-block cache on or off (off gives its free blocks back); "
+     "returns the previous setting."},
+    {"cache_clear", cache_clear, METH_NOARGS,
+     "Give the cache's free blocks back to the pool; returns how many."},
+    {"cache_info", cache_info, METH_NOARGS,
+     "The small-block cache: on, hits, misses, blocks held, free ones, their bytes, slots, "
+     "max_bytes."},
     {"test_functions", test_functions, METH_NOARGS,
      "{'launch', 'error_name', 'error_string'}: addresses of test doubles of the driver's "
      "functions (the launch records its arguments)."},
@@ -815,9 +941,10 @@ PyMODINIT_FUNC PyInit__cuda_fast(void)
         PyType_Ready(&ElementwiseType) < 0)
         return NULL;
     StrPtr = PyUnicode_InternFromString("ptr");
+    StrMem = PyUnicode_InternFromString("mem");
     StrIsContiguous = PyUnicode_InternFromString("is_contiguous");
     Zero = PyLong_FromLong(0);
-    if (StrPtr == NULL || StrIsContiguous == NULL || Zero == NULL) return NULL;
+    if (StrPtr == NULL || StrMem == NULL || StrIsContiguous == NULL || Zero == NULL) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
     if (PyModule_AddObjectRef(m, "Driver", (PyObject *)&DriverType) < 0 ||

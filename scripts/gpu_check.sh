@@ -17,6 +17,7 @@ want() { [[ " $skip " != *" $1 "* ]]; }
 if want bench; then  # SWEEP=1 / SWEEP_EW=1: the scan / add variants too; PROFILE=1: a cProfile of the chain
   ew=(); [ -n "${SWEEP_EW:-}" ] && ew+=(--sweep --reps 20)
   [ -n "${PROFILE:-}" ] && ew+=(--profile "$out/chain_profile.txt")
+  [ -n "${BREAKDOWN:-}" ] && ew+=(--breakdown)
   timeout 150 python3 benchmarks/cuda_elementwise.py "${ew[@]}" \
     --json "$out/cuda_elementwise.json" >"$out/bench.log" 2>&1
   timeout 150 python3 benchmarks/cuda_reduce.py ${SWEEP:+--sweep} --json "$out/cuda_reduce.json" \

@@ -578,3 +578,154 @@ def test_python_path_without_the_extension(monkeypatch):
     ((*head, slots),) = ctx.launcher.calls
     assert struct.unpack("<4Q", slots) == packed(prog, 0x1004, 0x2000, y.mem.ptr, 1000)
     assert head[:7] == [prog.fptr, 4, 1, 1, 256, 1, 1]
+
+
+# -- the small-block cache: results reuse the blocks of dead results --------------------------
+class PoolMem:
+    """A pool ``MemoryPointer`` stand-in with its memory object: derived pointers
+    (``mem + offset``, what an exported CuPy array holds) share ``mem``, as in CuPy."""
+
+    def __init__(self, ptr: int) -> None:
+        self.ptr, self.mem = ptr, Mem(ptr)
+
+    def __add__(self, offset: int) -> PoolMem:
+        d = PoolMem.__new__(PoolMem)
+        d.ptr, d.mem = self.ptr + offset, self.mem
+        return d
+
+
+class CachingPool(Pool):
+    """A pool giving ``PoolMem`` blocks, keeping no reference to them (as CuPy's pool keeps
+    none to its pointers); ``fail`` raises MemoryError on that call (1-based)."""
+
+    def __init__(self, fail: int = 0) -> None:
+        super().__init__()
+        self.fail = fail
+        self.ptrs: list[int] = []
+
+    def __call__(self, nbytes: int) -> PoolMem:
+        self.sizes.append(nbytes)
+        if len(self.sizes) == self.fail:
+            raise MemoryError("out of memory (fake)")
+        self.ptrs.append(0x7F00_0000_0000 + 0x10_0000 * len(self.sizes))
+        return PoolMem(self.ptrs[-1])
+
+
+@pytest.fixture
+def cache():
+    """A cleared, enabled cache with a caching pool's context; everything released after."""
+    F.cache_set(False)  # drops the free blocks of earlier tests
+    F.cache_set(True)
+    ctx = Ctx()
+    ctx.allocator.pool_alloc = CachingPool()
+    yield ctx
+    gc.collect()
+    F.cache_clear()
+
+
+def _add(ctx: Any, stream: Any = None) -> Any:
+    prog = program("add", (ir.F32, ir.F32), ir.F32)
+    return dispatch.prepare(ctx, prog, F32, 2, drv=driver(stream))
+
+
+@needs_c
+def test_chain_reuses_blocks_of_dead_results(cache):
+    ctx, run = cache, _add(cache)
+    x = fake(ctx, 0x1000)
+    before = F.cache_info()
+    F.recorder_reset(4)
+    y, live = x, []
+    for i in range(100):
+        y = run(y, x)
+        (call,) = F.recorder_calls()[-1:]
+        assert call["params"][2] == y.mem.ptr  # the kernel writes the block the result holds
+        if i % 10 == 0:
+            live.append(y)  # kept alive: its block must never be handed out again
+    ptrs = [a.mem.ptr for a in live] + [y.mem.ptr]
+    assert len(set(ptrs)) == len(ptrs)
+    # 10 kept results, and the chain's two alternating blocks
+    assert len(ctx.allocator.pool_alloc.sizes) <= 13
+    info = F.cache_info()
+    assert info["hits"] - before["hits"] >= 87 and info["blocks"] <= F.cache_info()["slots"]
+    del live, y
+    gc.collect()
+    assert F.cache_clear() >= 2 and F.cache_info()["blocks"] == 0
+
+
+@needs_c
+def test_blocks_in_use_are_not_reused(cache):
+    """A view (the same mem object) or a derived pointer (mem + offset, as an exported CuPy
+    array holds) keeps the block from the next result."""
+    ctx, run = cache, _add(cache)
+    x = fake(ctx, 0x1000)
+    y = run(x, x)
+    view = CudaArray(ctx, y.mem, 4, (999,), (1,), F32)
+    held = y.ptr
+    del y
+    z = run(x, x)
+    assert z.mem.ptr != held
+    derived = view.mem + 8
+    del view
+    w = run(x, x)
+    assert w.mem.ptr not in (held, z.mem.ptr) and derived.ptr == held + 8
+    del derived
+    gc.collect()
+    v = run(x, x)  # now nothing holds the first block: it comes back
+    assert v.mem.ptr == held
+
+
+@needs_c
+def test_reuse_keeps_to_size_stream_and_context(cache):
+    ctx = cache
+    stream = F.test_stream(11)
+    run = _add(ctx, stream)
+    y = run(fake(ctx, 0x1000), fake(ctx, 0x2000))
+    held = y.mem.ptr
+    del y
+    y = run(fake(ctx, 0x1000, shape=(990,)), fake(ctx, 0x2000, shape=(990,)))  # 3960 bytes
+    assert y.mem.ptr != held
+    del y
+    F.test_stream(12)  # the current stream changed: blocks freed on stream 11 wait
+    y = run(fake(ctx, 0x1000), fake(ctx, 0x2000))
+    assert y.mem.ptr != held
+    del y
+    other = Ctx()
+    other.allocator.pool_alloc = ctx.allocator.pool_alloc
+    F.test_stream(11)
+    y = _add(other, stream)(fake(other, 0x1000), fake(other, 0x2000))
+    assert y.mem.ptr != held  # another device's context
+    del y
+    y = run(fake(ctx, 0x1000), fake(ctx, 0x2000))
+    assert y.mem.ptr == held
+
+
+@needs_c
+def test_large_results_and_cache_off_go_to_the_pool(cache):
+    ctx, run = cache, _add(cache)
+    pool = ctx.allocator.pool_alloc
+    big = (F.cache_info()["max_bytes"] // 4 + 1,)
+    for shape in [big, big, big]:
+        run(fake(ctx, 0x1000, shape=shape), fake(ctx, 0x2000, shape=shape))
+    assert len(pool.sizes) == 3 and F.cache_info()["blocks"] == 0
+    assert F.cache_set(False) is True
+    for _ in range(3):
+        run(fake(ctx, 0x1000), fake(ctx, 0x2000))
+    assert len(pool.sizes) == 6 and F.cache_info()["blocks"] == 0
+    assert F.cache_set(True) is False
+
+
+@needs_c
+def test_out_of_memory_gives_free_blocks_back_and_retries(cache):
+    ctx, run = cache, _add(cache)
+    ctx.allocator.pool_alloc = pool = CachingPool(fail=2)
+    run = _add(ctx)
+    y = run(fake(ctx, 0x1000), fake(ctx, 0x2000))
+    gone = weakref.ref(y.mem)
+    del y  # a free 4000-byte block in the cache
+    z = run(fake(ctx, 0x1000, shape=(10,)), fake(ctx, 0x2000, shape=(10,)))
+    assert pool.sizes == [4000, 40, 40] and z.mem.ptr == pool.ptrs[-1]
+    gc.collect()
+    assert gone() is None  # the cache let the block go before the retry
+    ctx.allocator.pool_alloc = CachingPool(fail=1)
+    with pytest.raises(MemoryError, match="fake"):
+        _add(ctx)(fake(ctx, 0x1000, shape=(7,)), fake(ctx, 0x2000, shape=(7,)))

@@ -6,7 +6,8 @@ contiguous same-shape operands of given dtypes goes the full way (``ops.apply``)
 prepared launcher behind, keyed by the operands' dtypes and context, holding the driver's
 function handle, the launch shape and the result dtype. Later calls check the layout (cached
 contiguity flags), allocate the result and launch: one pool allocation and one
-``cuLaunchKernel``.
+``cuLaunchKernel``. In C, results of up to 64 KiB take their block from a small cache of blocks
+whose arrays died (see ``_cuda_fast.cache_info()``), not from CuPy's pool.
 
 With the C extension (``ruda/_cuda_fast.c``, built by ``pip install -e .`` or
 ``scripts/build_ext.sh``) the whole fast path, from the op's implementation to
@@ -17,8 +18,10 @@ With the C extension (``ruda/_cuda_fast.c``, built by ``pip install -e .`` or
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import functools
+import os
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -35,6 +38,9 @@ except ImportError:  # pragma: no cover - exercised where the extension is not b
 C_FAST = _cuda_fast is not None
 if _cuda_fast is not None:
     _cuda_fast.init(CudaArray)  # the slots it reads and fills
+    # sanitizer runs give every array its own cudaMalloc: no block reused behind their back
+    _cuda_fast.cache_set(os.environ.get("RUDA_CUDA_POOL", "on") != "off")
+    atexit.register(_cuda_fast.cache_clear)  # back to CuPy's pool before it goes
 
 # The driver library CuPy loads (its cuLaunchKernel takes the stream handle CuPy gives).
 _DRIVER_LIB = "nvcuda.dll" if sys.platform == "win32" else "libcuda.so.1"
