@@ -64,14 +64,15 @@ def test_block_assignments(ctx, wdev, rng) -> None:
 def test_copies_flush_in_batches(ctx, wdev, monkeypatch) -> None:
     launcher = ctx.launcher
     monkeypatch.setattr(launcher, "copy_limit", 8)
-    x, v = put(numpy.zeros(40, "float32"), wdev), put(numpy.float32(1), wdev)
+    # 8-element copies (single elements join the launcher's word-copy batch instead)
+    x, v = put(numpy.zeros(320, "float32"), wdev), put(numpy.ones(8, "float32"), wdev)
     launcher.flush()
     before = launcher.submits
     for i in range(20):
-        x[2 * i] = v
+        x[16 * i : 16 * i + 8] = v
     assert launcher.submits - before == 2  # after 8 and 16 copies; the rest waits for a read
-    want = numpy.zeros(40, "float32")
-    want[::2] = 1
+    want = numpy.zeros(320, "float32")
+    want.reshape(20, 16)[:, :8] = 1
     numpy.testing.assert_array_equal(host(x), want)
 
 

@@ -254,6 +254,59 @@ def test_batch_limit_flushes(ctx, wdev, rng) -> None:
     assert_close(y, host(x) + numpy.float32(launcher.batch_limit * 2 + 3), device=wdev)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "complex128"])
+def test_element_assignments_batch_into_one_dispatch(dtype, ctx, wdev, rng) -> None:
+    """``a[i, i] = v`` in a loop (scikit-learn's ``_fill_diagonal``) queues word copies: one
+    scatter dispatch for the loop, later assignments to an element winning, in order with
+    the work before and after it."""
+    launcher = ctx.launcher
+    if ctx.missing_feature(numpy.dtype(dtype)):
+        pytest.skip(f"{wdev} lacks {dtype}")
+    a = (rng.standard_normal((40, 40)) * 10).astype(dtype)
+    v = numpy.asarray(3.25 - 1j if "complex" in dtype else 7, dtype)
+    w = (v * 2 + 1).astype(dtype)
+    x, dv, dw = put(a, wdev), put(v, wdev), put(w, wdev)
+    x = x + 1  # pending work that the assignments must follow
+    e = a + 1
+    launcher.flush()
+    before = launcher.dispatches
+    for i in range(40):
+        x[i, i] = dv
+        e[i, i] = v
+    x[5, 5] = dw  # the same element again: the later value wins
+    x[7, 3] = dw
+    e[5, 5] = e[7, 3] = w
+    assert launcher.dispatches - before <= 1 and launcher._words, "queued, not yet recorded"
+    y = x * 2  # recorded after the assignments
+    assert launcher.dispatches - before == 3  # one scatter per source array, then the multiply
+    numpy.testing.assert_array_equal(host(x), e)
+    numpy.testing.assert_array_equal(host(y), e * 2)
+
+
+def test_element_assignments_between_arrays_keep_order(ctx, wdev, rng) -> None:
+    """An array read by queued copies and then written (or the reverse) keeps program order."""
+    a = rng.standard_normal((6, 6)).astype("float32")
+    b = rng.standard_normal(6).astype("float32")
+    x, y = put(a, wdev), put(b, wdev)
+    xa, yb = a.copy(), b.copy()
+    for i in range(6):
+        x[i, i] = y[i]  # reads y's element i
+        xa[i, i] = yb[i]
+        y[(i + 1) % 6] = x[0, i]  # writes y, reads x: the queue is recorded in between
+        yb[(i + 1) % 6] = xa[0, i]
+    numpy.testing.assert_array_equal(host(x), xa)
+    numpy.testing.assert_array_equal(host(y), yb)
+    z = put(b, wdev)
+    z[0,] = y[3]  # queued: reads y's element 3 ...
+    y[3,] = put(numpy.float32(9.5), wdev)  # ... which is written after it
+    zb = b.copy()
+    zb[0], yb[3] = yb[3], 9.5
+    del y  # the queued copies keep y's buffer out of the pool until they are recorded
+    t = put(numpy.zeros(6, "float32") + 4, wdev)
+    numpy.testing.assert_array_equal(host(z), zb)
+    numpy.testing.assert_array_equal(host(t), numpy.zeros(6, "float32") + 4)
+
+
 def test_two_dimensional_grid(ctx, wdev) -> None:
     from ruda._backends.wgpu.compiler import Program  # noqa: F401
 

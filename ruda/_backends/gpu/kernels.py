@@ -1,4 +1,5 @@
-"""The GPU backends' own small kernels, built from IR nodes: cast/copy, word fill and arange.
+"""The GPU backends' own small kernels, built from IR nodes: cast/copy, word fill and copies,
+arange.
 
 Same conventions as ``ruda._kernels.elementwise``: ``ndim=None`` is the contiguous layout, an
 int the strided layout of that rank (shape, strides and offsets in elements as parameters).
@@ -92,6 +93,22 @@ def fill_words() -> ir.Kernel:
     body.append(ir.store(dst, i, ir.select((i & 1).eq(1), hi.var, lo.var)))
     return ir.Kernel(
         name="fill_words", buffers=(dst,), params=(n, lo, hi), body=tuple(body),
+        workgroup=(WORKGROUP, 1, 1),
+    )  # fmt: skip
+
+
+@cache
+def copy_words() -> ir.Kernel:
+    """``dst[pairs[2i]] = src[pairs[2i + 1]]``: scattered u32 word copies, one per invocation
+    (a batch of element assignments; the launcher makes each destination word appear once)."""
+    src = ir.Buffer("src", ir.U32, 0)
+    pairs = ir.Buffer("pairs", ir.U32, 1)
+    dst = ir.Buffer("dst", ir.U32, 2, "read_write")
+    n = ir.Param("n", ir.U32)
+    i, body = _head(n)
+    body.append(ir.store(dst, pairs[i * 2], src[pairs[i * 2 + 1]]))
+    return ir.Kernel(
+        name="copy_words", buffers=(src, pairs, dst), params=(n,), body=tuple(body),
         workgroup=(WORKGROUP, 1, 1),
     )  # fmt: skip
 

@@ -113,7 +113,12 @@ class Allocator:
 
     def __init__(self, ctx: Any) -> None:
         self.ctx = ctx
-        limit = int(os.environ.get("RUDA_WGPU_POOL_MB", "1024")) << 20
+        # A discrete GPU keeps up to 16 GiB of free buffers (scikit-learn's 20k x 20k float32
+        # distances make several 1.6 GB temporaries: creating them each call cost 0.1-0.15 s on
+        # the H200, CuPy's pool keeps them all); other adapters (lavapipe's memory is the
+        # host's) 1 GiB. Out of memory, the pool gives its free buffers back and retries.
+        discrete = getattr(ctx, "adapter_type", "") == "DiscreteGPU"
+        limit = int(os.environ.get("RUDA_WGPU_POOL_MB", "16384" if discrete else "1024")) << 20
         self.pool = BufferPool(ctx, limit)
         self._readback: dict[int, list[Any]] = {}
 

@@ -85,6 +85,7 @@ class Context:
         self.adapter = adapter
         info = adapter.info
         self.description = f"{info.get('device', '?')} via {info.get('backend_type', '?')}"
+        self.adapter_type = info.get("adapter_type", "Unknown")
         have = set(adapter.features)
         self.features = frozenset(f for f in WANTED if f in have)
         lim = adapter.limits

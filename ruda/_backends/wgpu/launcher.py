@@ -5,6 +5,11 @@ device uniform buffer at that slot (a dynamic offset, so bind groups are reusabl
 block is written and the encoder submitted together: on ``flush()`` (a host read, an explicit
 call), when ``batch_limit`` dispatches (or ``copy_limit`` buffer copies) are waiting, or when the
 block is full. Queue writes run in queue order, so one uniform buffer serves every batch.
+
+Element assignments in a Python loop (``a[i, i] = v``, scikit-learn's ``_fill_diagonal``) queue
+their words with ``copy_words``: they become one scatter dispatch per (destination, source)
+pair, recorded before anything else is recorded, copied or submitted, so every later command
+and read sees them in program order.
 """
 
 from __future__ import annotations
@@ -12,9 +17,13 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import numpy as np
 import wgpu
 
+from ..gpu import kernels
+
 _UNIFORM = wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
+WORD_BATCH = 1 << 16  # queued word copies that make a scatter dispatch at the latest
 
 
 class Launcher:
@@ -36,6 +45,11 @@ class Launcher:
         self.submits = 0  # statistics: batches submitted, dispatches recorded
         self.dispatches = 0
         self._groups: dict[tuple, Any] = {}
+        # queued word copies: (destination Block, word) -> (source Block, word); the Blocks
+        # stay alive (out of the pool) until their dispatch is recorded
+        self._words: dict[tuple[Any, int], tuple[Any, int]] = {}
+        self._word_dsts: set[int] = set()  # ids of the Blocks those copies write and read
+        self._word_srcs: set[int] = set()
 
     @property
     def pending(self) -> bool:
@@ -54,6 +68,8 @@ class Launcher:
         grid: tuple[int, int],
     ) -> None:  # fmt: skip
         """Queue ``program`` on ``grid`` (workgroups along x and y) as given (reduce plans)."""
+        if self._words:
+            self.emit_words()
         data = program.pack(params)
         size = len(data)
         if self.count >= self.batch_limit or self.used + size > self.capacity:
@@ -111,6 +127,8 @@ class Launcher:
 
     def encoder_for_copy(self) -> Any:
         """The batch's encoder, outside any compute pass, for a copy recorded in order."""
+        if self._words:
+            self.emit_words()
         if self.cpass is not None:
             self.cpass.end()
             self.cpass = None
@@ -125,9 +143,45 @@ class Launcher:
             self.flush()
         self.encoder_for_copy().copy_buffer_to_buffer(src, src_offset, dst, dst_offset, size)
 
+    def copy_words(self, src: Any, src_word: int, dst: Any, dst_word: int, nwords: int) -> None:
+        """Queue ``nwords`` u32 words of Block ``src`` from ``src_word`` into Block ``dst`` at
+        ``dst_word`` (both bindable whole). A later copy into the same word wins."""
+        if id(dst) in self._word_srcs or id(src) in self._word_dsts:
+            self.emit_words()  # a Block both read and written in one batch: keep their order
+        words = self._words
+        for k in range(nwords):
+            words[(dst, dst_word + k)] = (src, src_word + k)
+        self._word_dsts.add(id(dst))
+        self._word_srcs.add(id(src))
+        if len(words) >= WORD_BATCH:
+            self.emit_words()
+
+    def emit_words(self) -> None:
+        """Record the queued word copies: one ``copy_words`` dispatch per (destination, source)
+        pair, its (destination word, source word) pairs uploaded once."""
+        words, self._words = self._words, {}
+        self._word_dsts, self._word_srcs = set(), set()
+        groups: dict[tuple[int, int], tuple[Any, Any, list[int]]] = {}
+        for (dst, dw), (src, sw) in words.items():
+            g = groups.get((id(dst), id(src)))
+            if g is None:
+                g = groups[(id(dst), id(src))] = (dst, src, [])
+            g[2].extend((dw, sw))
+        if not groups:
+            return
+        prog = self.ctx.compiler.program(kernels.copy_words())
+        for dst, src, pairs in groups.values():
+            idx = self.ctx.allocator.from_host(np.asarray(pairs, np.uint32)).block
+            n = len(pairs) // 2
+            bindings = [(src.buffer, 0, src.size), (idx.buffer, 0, idx.size),
+                        (dst.buffer, 0, dst.size)]  # fmt: skip
+            self.launch(prog, bindings, {"n": n}, n)
+
     # -- submitting -----------------------------------------------------------------------
     def flush(self) -> None:
         """Submit everything recorded so far (the uniform block first, in queue order)."""
+        if self._words:
+            self.emit_words()
         if self.encoder is None:
             return
         encoder, cpass, used = self.encoder, self.cpass, self.used

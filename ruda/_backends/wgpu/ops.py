@@ -138,10 +138,16 @@ class WgpuOps(GpuOps):
     def copy_span(self, src: WgpuArray, src_off: int, dst: WgpuArray, dst_off: int,
                   nbytes: int) -> bool:  # fmt: skip
         """A buffer-to-buffer copy where WebGPU's copy alignment (4 bytes: offsets and size)
-        holds, between two buffers (a copy within one is not allowed)."""
+        holds, between two buffers (a copy within one is not allowed). One element (up to 16
+        bytes) between bindable buffers joins the launcher's batch of word copies instead: a
+        loop of element assignments then costs one dispatch, not a copy command each."""
         if (nbytes | src_off | dst_off) % 4 or src.block is dst.block:
             return False
-        dst.ctx.launcher.copy(src.block.buffer, src_off, dst.block.buffer, dst_off, nbytes)
+        launcher, sb, db = dst.ctx.launcher, src.block, dst.block
+        if nbytes <= 16 and max(sb.size, db.size) <= dst.ctx.max_binding:
+            launcher.copy_words(sb, src_off >> 2, db, dst_off >> 2, nbytes >> 2)
+        else:
+            launcher.copy(sb.buffer, src_off, db.buffer, dst_off, nbytes)
         return True
 
     # -- creation launches --------------------------------------------------------------------
