@@ -126,11 +126,21 @@ def _probed(device, features: frozenset[str]) -> frozenset[str]:
 
 
 def adapter_or_skip():
-    """The default WebGPU adapter, or a skip saying what is missing (wgpu-py, a Vulkan driver)."""
+    """The default WebGPU adapter, or a skip saying what is missing (wgpu-py, a Vulkan driver)
+    or that the run's device list (``RUDA_TEST_DEVICES``, as every test honours) leaves wgpu
+    out: a run on "cuda" alone does not test the WGSL renderer on the machine's Vulkan."""
+    import os
+
     import pytest
 
-    wgpu = pytest.importorskip("wgpu", reason="wgpu-py not installed")
-    adapter = wgpu.gpu.request_adapter_sync()
+    chosen = os.environ.get("RUDA_TEST_DEVICES")
+    if chosen and "wgpu" not in {d.strip().split(":")[0] for d in chosen.split(",")}:
+        pytest.skip(f"RUDA_TEST_DEVICES={chosen} leaves out wgpu")
+    wgpu = pytest.importorskip("wgpu", reason="wgpu-py not installed: WGSL not compiled")
+    try:
+        adapter = wgpu.gpu.request_adapter_sync()
+    except Exception as e:  # no Vulkan/Metal/D3D12 driver
+        pytest.skip(f"no WebGPU adapter (install mesa-vulkan-drivers): {e}")
     if adapter is None:
         pytest.skip("no WebGPU adapter (install mesa-vulkan-drivers)")
     return adapter

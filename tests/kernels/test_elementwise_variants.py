@@ -20,7 +20,7 @@ import pytest
 
 from ruda._kernels import cuda, elementwise, ir, nvrtc, tune, wgsl
 
-from .runner import Runner
+from .runner import Runner, adapter_or_skip
 
 OPS = {"add": 2, "multiply": 2, "sin": 1, "maximum": 2, "less": 2}
 TYPES = (ir.F32, ir.I32, ir.U32, ir.F64)
@@ -147,13 +147,7 @@ def variants() -> list[ir.Kernel]:
 
 @pytest.fixture(scope="module")
 def gpu():
-    wgpu = pytest.importorskip("wgpu", reason="wgpu-py not installed: WGSL not compiled")
-    try:
-        adapter = wgpu.gpu.request_adapter_sync()
-    except Exception as e:  # no Vulkan/Metal/D3D12 driver
-        pytest.skip(f"no WebGPU adapter (install mesa-vulkan-drivers): {e}")
-    if adapter is None:
-        pytest.skip("no WebGPU adapter (install mesa-vulkan-drivers)")
+    adapter = adapter_or_skip()
     feats = sorted({"shader-f64", "shader-int64"} & set(adapter.features))
     lim = adapter.limits
     limits = {k: lim[k] for k in ("max-compute-invocations-per-workgroup",

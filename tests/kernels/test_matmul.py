@@ -9,6 +9,8 @@ import pytest
 
 from ruda._kernels import cuda, ir, matmul, nvrtc, wgsl
 
+from .runner import adapter_or_skip
+
 TYPES = [ir.F32, ir.F64, ir.F16, ir.I32, ir.I64, ir.I8, ir.U8, ir.I16, ir.U32, ir.BOOL,
          *ir.COMPLEX_TYPES]  # fmt: skip
 LAYOUTS = [("n", "n"), ("t", "n"), ("n", "t"), ("t", "t"), ("s", "s")]
@@ -73,10 +75,7 @@ def kernels() -> list[ir.Kernel]:
 
 
 def test_wgsl_compiles(kernels):
-    wgpu = pytest.importorskip("wgpu", reason="wgpu-py not installed: WGSL not compiled")
-    adapter = wgpu.gpu.request_adapter_sync()
-    if adapter is None:
-        pytest.skip("no WebGPU adapter (install mesa-vulkan-drivers)")
+    adapter = adapter_or_skip()
     feats = {"shader-f16", "shader-f64", "shader-int64"} & set(adapter.features)
     device = adapter.request_device_sync(required_features=sorted(feats))
     todo = [k for k in kernels if k.features <= feats]
@@ -110,12 +109,9 @@ def test_tuning_family_runs_candidates():
     through the tuner's own runner and agree with NumPy (the check the tuner applies)."""
     import numpy as np
 
-    wgpu = pytest.importorskip("wgpu", reason="wgpu-py not installed")
     from ruda._kernels import timing, tune
 
-    adapter = wgpu.gpu.request_adapter_sync()
-    if adapter is None:
-        pytest.skip("no WebGPU adapter (install mesa-vulkan-drivers)")
+    adapter = adapter_or_skip()
     device = adapter.request_device_sync(required_features=[])
     matmul.register_tuning()
     fam = tune.FAMILIES["matmul"]

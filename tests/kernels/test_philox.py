@@ -10,6 +10,8 @@ import pytest
 
 from ruda._kernels import cuda, ir, nvrtc, philox, wgsl
 
+from .runner import adapter_or_skip
+
 _OPS = {"add": lambda a, b: a + b, "mul": lambda a, b: a * b, "and": lambda a, b: a & b,
         "xor": lambda a, b: a ^ b, "shr": lambda a, b: a >> b}  # fmt: skip
 
@@ -56,13 +58,7 @@ def test_cuda_compiles_to_ptx() -> None:
 
 
 def test_wgsl_pipelines_build() -> None:
-    wgpu = pytest.importorskip("wgpu", reason="wgpu-py not installed: WGSL not compiled")
-    try:
-        adapter = wgpu.gpu.request_adapter_sync()
-    except Exception as e:
-        pytest.skip(f"no WebGPU adapter: {e}")
-    if adapter is None:
-        pytest.skip("no WebGPU adapter")
+    adapter = adapter_or_skip()
     feats = sorted({"shader-f64", "shader-int64"} & set(adapter.features))
     device = adapter.request_device_sync(required_features=feats)
     built = 0

@@ -17,6 +17,7 @@ from ruda._kernels import cuda, elementwise, ir, matmul, nvrtc, storage, wgsl
 from ruda._ops import ELEMENTWISE
 
 from .cases import all_kernels, wgsl_gap
+from .runner import adapter_or_skip
 
 TIMINGS: dict[str, float] = {}
 
@@ -84,13 +85,7 @@ def test_dtype_names_are_a_clear_type_error():
 # -- WGSL -----------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def wgpu_device():
-    wgpu = pytest.importorskip("wgpu", reason="wgpu-py not installed: WGSL not compiled")
-    try:
-        adapter = wgpu.gpu.request_adapter_sync()
-    except Exception as e:  # no Vulkan/Metal/D3D12 driver
-        pytest.skip(f"no WebGPU adapter (install mesa-vulkan-drivers): {e}")
-    if adapter is None:
-        pytest.skip("no WebGPU adapter (install mesa-vulkan-drivers)")
+    adapter = adapter_or_skip()
     wanted = {"shader-f16", "shader-f64", "shader-int64"}
     feats = sorted(wanted & set(adapter.features))
     return adapter.request_device_sync(required_features=feats), set(feats)
