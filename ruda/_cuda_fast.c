@@ -13,7 +13,10 @@
  *     an entry of `fast`: allocates the result through the pool callable, fills the CudaArray's
  *     slots and calls cuLaunchKernel with the pointers and the element count, one 8-byte slot
  *     each (the bytes compiler.Program.pack writes), from a buffer on the C stack.
- *   - Driver(launch, stream, bind, error_name, error_string): the driver entry points as
+ *   - assign_element(driver, dst, key, src): `a[i, j] = v` (v one element of a's dtype) as
+ *     one cuMemcpyDtoDAsync, for Python loops of element assignments; False sends a call
+ *     back to the Python path.
+ *   - Driver(launch, stream, bind, error_name, error_string, memcpy): the driver entry points as
  *     addresses (resolved by dispatch.py with ctypes: this file builds without CUDA headers or
  *     libraries) and the current-stream getter: CuPy's C getter as a capsule, or a callable.
  *   - a small-block cache: results of at most CACHE_MAX_BYTES keep their pool block in one of
@@ -23,7 +26,7 @@
  *     view, derived pointer (mem + offset) or exported CuPy array.
  * A CUresult other than 0 raises RuntimeError naming the op and the CUDA error; 201 (no context
  * current in this thread) first calls bind() and retries once, as the Python launcher's
- * per-thread set-up does. The module also exports a recording launch function and fake error
+ * per-thread set-up does. The module also exports recording launch and memcpy functions, fake error
  * and stream functions so the tests run without a GPU.
  */
 #define PY_SSIZE_T_CLEAN
@@ -40,6 +43,8 @@
 typedef int (*launch_fn)(void *f, unsigned int gx, unsigned int gy, unsigned int gz,
                          unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
                          void *stream, void **params, void **extra);
+/* CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream) */
+typedef int (*memcpy_fn)(uint64_t dst, uint64_t src, size_t bytes, void *stream);
 /* CUresult cuGetErrorName / cuGetErrorString(CUresult, const char **) */
 typedef int (*error_fn)(int code, const char **text);
 /* CuPy's cupy.cuda.stream.get_current_stream_ptr: -1 with an exception set on failure */
@@ -91,6 +96,7 @@ static PyObject *init(PyObject *mod, PyObject *cls)
 typedef struct {
     PyObject_HEAD
     launch_fn launch;
+    memcpy_fn memcpy_dd;  /* or NULL: element assignments then take the Python path */
     error_fn error_name, error_string;
     stream_fn stream_c;  /* CuPy's C getter, or NULL: then stream_py */
     PyObject *stream;    /* the capsule or the callable */
@@ -109,10 +115,11 @@ static void *address(PyObject *o)
 
 static PyObject *driver_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
 {
-    static char *names[] = {"launch", "stream", "bind", "error_name", "error_string", NULL};
-    PyObject *launch, *stream, *bind = Py_None, *ename = NULL, *estr = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OOO:Driver", names, &launch, &stream, &bind,
-                                     &ename, &estr))
+    static char *names[] = {"launch", "stream", "bind", "error_name", "error_string", "memcpy",
+                            NULL};
+    PyObject *launch, *stream, *bind = Py_None, *ename = NULL, *estr = NULL, *mcpy = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OOOO:Driver", names, &launch, &stream, &bind,
+                                     &ename, &estr, &mcpy))
         return NULL;
     void *fl = address(launch);
     if (fl == NULL) {
@@ -121,6 +128,7 @@ static PyObject *driver_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
     }
     void *fn = ename == NULL ? NULL : address(ename);
     void *fs = estr == NULL ? NULL : address(estr);
+    void *fm = mcpy == NULL ? NULL : address(mcpy);
     if (PyErr_Occurred()) return NULL;
     stream_fn sc = NULL;
     if (PyCapsule_CheckExact(stream)) {
@@ -138,6 +146,7 @@ static PyObject *driver_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
     Driver *d = (Driver *)tp->tp_alloc(tp, 0);
     if (d == NULL) return NULL;
     d->launch = (launch_fn)fl;
+    d->memcpy_dd = (memcpy_fn)fm;
     d->error_name = (error_fn)fn;
     d->error_string = (error_fn)fs;
     d->stream_c = sc;
@@ -201,14 +210,20 @@ static PyMethodDef driver_methods[] = {
      "The stream handle a launch now would use (as an int)."},
     {NULL}};
 
-static PyObject *launch_error(Driver *d, PyObject *name, int code)
+static PyObject *call_error(Driver *d, const char *what, const char *call, int code)
 {
     const char *ename = NULL, *estr = NULL;
     if (d->error_name == NULL || d->error_name(code, &ename) != 0) ename = NULL;
     if (d->error_string == NULL || d->error_string(code, &estr) != 0) estr = NULL;
-    PyErr_Format(PyExc_RuntimeError, "ruda.%U: cuLaunchKernel failed with CUDA error %d (%s: %s)",
-                 name, code, ename ? ename : "unknown", estr ? estr : "no description");
+    PyErr_Format(PyExc_RuntimeError, "ruda.%s: %s failed with CUDA error %d (%s: %s)", what,
+                 call, code, ename ? ename : "unknown", estr ? estr : "no description");
     return NULL;
+}
+
+static PyObject *launch_error(Driver *d, PyObject *name, int code)
+{
+    const char *what = PyUnicode_AsUTF8(name);
+    return what == NULL ? NULL : call_error(d, what, "cuLaunchKernel", code);
 }
 
 /* -- the small-block cache ------------------------------------------------------------------- */
@@ -324,6 +339,100 @@ static PyObject *cache_info(PyObject *mod, PyObject *unused)
     return Py_BuildValue("{s:O,s:K,s:K,s:i,s:i,s:L,s:i,s:i}", "on", CacheOn ? Py_True : Py_False,
                          "hits", CacheHits, "misses", CacheMisses, "blocks", held, "free", nfree,
                          "bytes", bytes, "slots", CACHE_SLOTS, "max_bytes", CACHE_MAX_BYTES);
+}
+
+/* -- element assignment: a[i, j] = v in a Python loop (scikit-learn's _fill_diagonal) ------- */
+static uint64_t long_value(PyObject *o);
+
+/* The byte offset of dst[key] from the allocation's start, or -1 unless key is one in-range
+ * Python int per dimension (the Python path then takes the call, and raises what it raises). */
+static long long element_offset(PyObject *dst, PyObject *key, long long itemsize)
+{
+    PyObject *shape = SLOT(dst, F_SHAPE), *strides = SLOT(dst, F_STRIDES);
+    PyObject *off = SLOT(dst, F_OFFSET);
+    if (shape == NULL || strides == NULL || off == NULL || !PyTuple_CheckExact(shape) ||
+        !PyTuple_CheckExact(strides))
+        return -1;
+    Py_ssize_t nd = PyTuple_GET_SIZE(shape);
+    if (PyTuple_GET_SIZE(key) != nd || PyTuple_GET_SIZE(strides) != nd) return -1;
+    long long at = PyLong_AsLongLong(off);
+    for (Py_ssize_t d = 0; d < nd && !PyErr_Occurred(); d++) {
+        PyObject *k = PyTuple_GET_ITEM(key, d);
+        if (!PyLong_CheckExact(k)) return -1;
+        int overflow = 0;
+        long long i = PyLong_AsLongLongAndOverflow(k, &overflow);
+        long long n = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, d));
+        long long st = PyLong_AsLongLong(PyTuple_GET_ITEM(strides, d));
+        if (overflow || PyErr_Occurred()) break;
+        if (i < 0) i += n;
+        if (i < 0 || i >= n) return -1;
+        at += i * st * itemsize;
+    }
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        return -1;
+    }
+    return at;
+}
+
+/* assign_element(driver, dst, key, src): dst[key] = src with one cuMemcpyDtoDAsync on the
+ * current stream when key is one int per dimension and src a one-element CudaArray of dst's
+ * dtype and context not overlapping the target; True when done, False for the Python path. */
+static PyObject *assign_element(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4 || !PyObject_TypeCheck(args[0], &DriverType)) {
+        PyErr_SetString(PyExc_TypeError, "assign_element(driver, dst, key, src)");
+        return NULL;
+    }
+    Driver *d = (Driver *)args[0];
+    PyObject *dst = args[1], *key = args[2], *src = args[3];
+    if (CudaArrayType == NULL || d->memcpy_dd == NULL || Py_TYPE(dst) != CudaArrayType ||
+        Py_TYPE(src) != CudaArrayType || !PyTuple_CheckExact(key) ||
+        SLOT(src, F_CTX) != SLOT(dst, F_CTX))
+        Py_RETURN_FALSE;
+    PyObject *size = SLOT(src, F_SIZE), *dt = SLOT(dst, F_DTYPE), *st = SLOT(src, F_DTYPE);
+    PyObject *dmem = SLOT(dst, F_MEM), *smem = SLOT(src, F_MEM), *soff = SLOT(src, F_OFFSET);
+    if (size == NULL || dt == NULL || st == NULL || dmem == NULL || smem == NULL ||
+        soff == NULL || !PyLong_CheckExact(size) || PyLong_AsLongLong(size) != 1) {
+        PyErr_Clear();
+        Py_RETURN_FALSE;
+    }
+    if (dt != st) {
+        int eq = PyObject_RichCompareBool(dt, st, Py_EQ);
+        if (eq < 0) return NULL;
+        if (!eq) Py_RETURN_FALSE;
+    }
+    PyObject *isz = PyObject_GetAttrString(dt, "itemsize");
+    if (isz == NULL) return NULL;
+    long long itemsize = PyLong_AsLongLong(isz);
+    Py_DECREF(isz);
+    long long s0 = PyLong_AsLongLong(soff);
+    if (PyErr_Occurred()) return NULL;
+    long long at = element_offset(dst, key, itemsize);
+    if (at < 0 || (dmem == smem && s0 < at + itemsize && at < s0 + itemsize)) Py_RETURN_FALSE;
+    PyObject *dp = PyObject_GetAttr(dmem, StrPtr);
+    uint64_t dbase = long_value(dp);
+    Py_XDECREF(dp);
+    if (dp == NULL || PyErr_Occurred()) return NULL;
+    PyObject *sp = PyObject_GetAttr(smem, StrPtr);
+    uint64_t sbase = long_value(sp);
+    Py_XDECREF(sp);
+    if (sp == NULL || PyErr_Occurred()) return NULL;
+    void *stream = NULL;
+    if (current_stream(d, &stream) < 0) return NULL;
+    memcpy_fn copy = d->memcpy_dd;
+    int rc;
+    for (int attempt = 0;; attempt++) {
+        Py_BEGIN_ALLOW_THREADS
+        rc = copy(dbase + (uint64_t)at, sbase + (uint64_t)s0, (size_t)itemsize, stream);
+        Py_END_ALLOW_THREADS
+        if (rc != CUDA_ERROR_INVALID_CONTEXT || attempt > 0 || d->bind == Py_None) break;
+        PyObject *r = PyObject_CallNoArgs(d->bind);  /* a thread's first call */
+        if (r == NULL) return NULL;
+        Py_DECREF(r);
+    }
+    if (rc != 0) return call_error(d, "Array.__setitem__", "cuMemcpyDtoDAsync", rc);
+    Py_RETURN_TRUE;
 }
 
 /* -- Prepared ---------------------------------------------------------------------------------- */
@@ -799,6 +908,39 @@ static int recording_launch(void *f, unsigned int gx, unsigned int gy, unsigned 
     return i < (unsigned long long)RecNResults ? RecResults[i] : 0;
 }
 
+typedef struct {
+    uint64_t dst, src;
+    size_t bytes;
+    void *stream;
+} Copy;
+static Copy Copies[REC_SLOTS];
+static unsigned long long CopyCount = 0;
+
+/* Runs without the GIL, as cuMemcpyDtoDAsync does; shares the launches' queued result codes. */
+static int recording_memcpy(uint64_t dst, uint64_t src, size_t bytes, void *stream)
+{
+    Copy *c = &Copies[ATOMIC_INC(CopyCount) % REC_SLOTS];
+    c->dst = dst, c->src = src, c->bytes = bytes, c->stream = stream;
+    unsigned long long i = ATOMIC_INC(RecNext);
+    return i < (unsigned long long)RecNResults ? RecResults[i] : 0;
+}
+
+static PyObject *recorder_copies(PyObject *mod, PyObject *unused)
+{
+    unsigned long long first = CopyCount > REC_SLOTS ? CopyCount - REC_SLOTS : 0;
+    PyObject *out = PyList_New(0);
+    for (unsigned long long i = first; out != NULL && i < CopyCount; i++) {
+        Copy *c = &Copies[i % REC_SLOTS];
+        PyObject *item = Py_BuildValue("{s:K,s:K,s:n,s:N}", "dst", (unsigned long long)c->dst,
+                                       "src", (unsigned long long)c->src, "bytes",
+                                       (Py_ssize_t)c->bytes, "stream",
+                                       PyLong_FromVoidPtr(c->stream));
+        if (item == NULL || PyList_Append(out, item) < 0) Py_CLEAR(out);
+        Py_XDECREF(item);
+    }
+    return out;
+}
+
 static int fake_error_name(int code, const char **text)
 {
     *text = "CUDA_ERROR_FAKE";
@@ -847,6 +989,7 @@ static PyObject *recorder_reset(PyObject *mod, PyObject *args)
     RecNext = 0;
     RecParams = nparams;
     RecCount = 0;
+    CopyCount = 0;
     Py_RETURN_NONE;
 }
 
@@ -885,9 +1028,11 @@ static PyObject *recorder_count(PyObject *mod, PyObject *unused)
 
 static PyObject *test_functions(PyObject *mod, PyObject *unused)
 {
-    return Py_BuildValue("{s:N,s:N,s:N}", "launch", PyLong_FromVoidPtr((void *)recording_launch),
-                         "error_name", PyLong_FromVoidPtr((void *)fake_error_name),
-                         "error_string", PyLong_FromVoidPtr((void *)fake_error_string));
+    return Py_BuildValue("{s:N,s:N,s:N,s:N}", "launch",
+                         PyLong_FromVoidPtr((void *)recording_launch), "memcpy",
+                         PyLong_FromVoidPtr((void *)recording_memcpy), "error_name",
+                         PyLong_FromVoidPtr((void *)fake_error_name), "error_string",
+                         PyLong_FromVoidPtr((void *)fake_error_string));
 }
 
 static PyObject *test_stream(PyObject *mod, PyObject *value)
@@ -925,6 +1070,12 @@ static PyMethodDef module_methods[] = {
      "8-byte parameters of each; the next launches return results' codes in order, then 0."},
     {"recorder_calls", recorder_calls, METH_NOARGS, "The last 64 recorded launches, as dicts."},
     {"recorder_count", recorder_count, METH_NOARGS, "Launches recorded since the reset."},
+    {"recorder_copies", recorder_copies, METH_NOARGS,
+     "The last 64 recorded copies (the test memcpy), as dicts."},
+    {"assign_element", (PyCFunction)(void (*)(void))assign_element, METH_FASTCALL,
+     "assign_element(driver, dst, key, src): dst[key] = src by one device-to-device copy on the "
+     "current stream where key is one int per dimension and src one element of dst's dtype "
+     "and context; True when done, False where the Python path must take it."},
     {NULL}};
 
 static struct PyModuleDef module = {

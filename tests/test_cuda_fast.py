@@ -10,6 +10,7 @@ fields, and that every case the fast path does not serve reaches the Python path
 from __future__ import annotations
 
 import ctypes
+import functools
 import gc
 import struct
 import sys
@@ -99,7 +100,7 @@ def driver(stream: Any = None, bind: Any = None, errors: bool = True) -> Any:
     t = F.test_functions()
     names = {"error_name": t["error_name"], "error_string": t["error_string"]} if errors else {}
     return F.Driver(t["launch"], stream if stream is not None else F.test_stream(0x5EED), bind,
-                    **names)  # fmt: skip
+                    memcpy=t["memcpy"], **names)  # fmt: skip
 
 
 def packed(prog: Program, *values: int) -> tuple[int, ...]:
@@ -729,3 +730,73 @@ def test_out_of_memory_gives_free_blocks_back_and_retries(cache):
     ctx.allocator.pool_alloc = CachingPool(fail=1)
     with pytest.raises(MemoryError, match="fake"):
         _add(ctx)(fake(ctx, 0x1000, shape=(7,)), fake(ctx, 0x2000, shape=(7,)))
+
+
+# -- element assignment: a[i, j] = v as one device-to-device copy ----------------------------
+@needs_c
+def test_element_assignment_is_one_device_copy(monkeypatch):
+    from ruda._backends.cuda import array as cuda_array
+
+    drv = driver()
+    monkeypatch.setattr(cuda_array, "_ASSIGN", [functools.partial(F.assign_element, drv)])
+    ctx = Ctx()
+    a = fake(ctx, 0x10000, offset=16, shape=(5, 7), dtype=F64)
+    v = fake(ctx, 0x20000, offset=8, shape=(), dtype=F64)
+    F.recorder_reset(0)
+    a[2, -1] = v
+    a[-5, 0] = v
+    t = CudaArray(ctx, a.mem, 16, (7, 5), (1, 7), F64)  # a.T: the view's own strides
+    t[6, 2] = v
+    copies = F.recorder_copies()
+    want = [0x10000 + 16 + (2 * 7 + 6) * 8, 0x10000 + 16, 0x10000 + 16 + (6 + 2 * 7) * 8]
+    assert [c["dst"] for c in copies] == want
+    assert all(c["src"] == 0x20008 and c["bytes"] == 8 and c["stream"] == 0x5EED for c in copies)
+    assert F.recorder_count() == 0  # copies, no kernel launches
+
+
+@needs_c
+def test_element_assignment_leaves_other_cases_to_python():
+    drv, ctx = driver(), Ctx()
+    a = fake(ctx, 0x10000, shape=(4, 6), dtype=F32)
+    v = fake(ctx, 0x20000, shape=(1,), dtype=F32)
+    F.recorder_reset(0)
+    same_elem = CudaArray(ctx, a.mem, 4 * 7, (), (), F32)  # a[1, 1] itself
+    other_elem = CudaArray(ctx, a.mem, 4 * 8, (), (), F32)  # a[1, 2]
+    bare = F.Driver(F.test_functions()["launch"], F.test_stream(1))  # no memcpy address
+    python_cases = [
+        (drv, a, (1,), v),  # fewer ints than dimensions
+        (drv, a, (1, 2, 3), v),
+        (drv, a, (1, np.int64(2)), v),  # not a Python int
+        (drv, a, (1, slice(None)), v),
+        (drv, a, (4, 0), v),  # out of range: the Python path raises IndexError
+        (drv, a, (0, -7), v),
+        (drv, a, [1, 2], v),  # not a tuple
+        (drv, a, (1, 2), fake(ctx, 0x20000, shape=(2,), dtype=F32)),  # two elements
+        (drv, a, (1, 2), fake(ctx, 0x20000, shape=(), dtype=F64)),  # another dtype
+        (drv, a, (1, 2), fake(Ctx(), 0x20000, shape=(), dtype=F32)),  # another device
+        (drv, a, (1, 2), 3.0),  # not an array
+        (drv, a, (1, 1), same_elem),  # the target itself
+        (bare, a, (1, 2), v),
+    ]
+    for args in python_cases:
+        assert F.assign_element(*args) is False, args[2]
+    assert F.recorder_copies() == []
+    assert F.assign_element(drv, a, (1, 1), other_elem) is True  # same buffer, another element
+    (c,) = F.recorder_copies()
+    assert (c["dst"], c["src"], c["bytes"]) == (0x10000 + 4 * 7, 0x10000 + 4 * 8, 4)
+    with pytest.raises(TypeError, match="assign_element"):
+        F.assign_element(a, (1, 1), v)
+
+
+@needs_c
+def test_element_assignment_errors_and_context_binding():
+    binds = []
+    drv = driver(bind=lambda: binds.append(1))
+    ctx = Ctx()
+    a, v = fake(ctx, 0x10000, shape=(3, 3)), fake(ctx, 0x20000, shape=())
+    F.recorder_reset(0, [700])
+    with pytest.raises(RuntimeError, match=r"__setitem__: cuMemcpyDtoDAsync .*700.*FAKE"):
+        F.assign_element(drv, a, (0, 0), v)
+    F.recorder_reset(0, [201])  # no context in this thread: bound once, then the copy
+    assert F.assign_element(drv, a, (0, 0), v) is True and binds == [1]
+    assert len(F.recorder_copies()) == 2

@@ -12,6 +12,7 @@ backend in it and lives in ``gpu.strided.StridedArray``, shared with ``WgpuArray
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -67,6 +68,13 @@ class CudaArray(StridedArray):
     def shares_memory(self, other: Any) -> bool:
         return self.mem.mem is other.mem.mem
 
+    def __setitem__(self, key: Any, value: Any) -> None:
+        # a[i, j] = v in a Python loop (scikit-learn's fill_diagonal): one copy from C
+        if type(key) is tuple and type(value) is CudaArray and not self.ctx.multi:
+            if (_ASSIGN[0] or _assigner())(self, key, value):
+                return
+        StridedArray.__setitem__(self, key, value)
+
     # -- DLPack ------------------------------------------------------------------------------------
     def as_cupy(self) -> Any:
         """A ``cupy.ndarray`` viewing the same memory (for DLPack export; runs no kernel)."""
@@ -98,6 +106,20 @@ class CudaArray(StridedArray):
         if x.size and x.span()[0] < 0:
             raise BufferError("ruda.from_dlpack: negative strides below the memory's start")
         return x.copy() if copy else x
+
+
+# _cuda_fast.assign_element bound to the process's driver, made on the first assignment
+_ASSIGN: list[Any] = [None]
+
+
+def _assigner() -> Any:
+    from . import dispatch
+
+    if dispatch._cuda_fast is None:  # not built: the Python path (a copy_span per element)
+        _ASSIGN[0] = lambda *args: False
+    else:
+        _ASSIGN[0] = functools.partial(dispatch._cuda_fast.assign_element, dispatch.driver())
+    return _ASSIGN[0]
 
 
 __all__ = ["CudaArray", "span"]

@@ -48,18 +48,22 @@ _DRIVER_LIB = "nvcuda.dll" if sys.platform == "win32" else "libcuda.so.1"
 
 @functools.cache
 def driver() -> Any:
-    """The process's ``_cuda_fast.Driver``: ``cuLaunchKernel`` and the error-name functions of
-    the driver library, CuPy's current-stream getter, and the per-thread context set-up."""
+    """The process's ``_cuda_fast.Driver``: ``cuLaunchKernel``, ``cuMemcpyDtoDAsync`` and the
+    error-name functions of the driver library, CuPy's current-stream getter, and the
+    per-thread context set-up."""
     import cupy
     from cupy_backends.cuda.api import runtime
 
     lib = ctypes.CDLL(_DRIVER_LIB)
 
-    def fn(name: str) -> int:
-        return ctypes.cast(getattr(lib, name), ctypes.c_void_p).value or 0
+    def fn(name: str, required: bool = True) -> int:
+        f = getattr(lib, name) if required else getattr(lib, name, None)
+        return 0 if f is None else ctypes.cast(f, ctypes.c_void_p).value or 0
 
     launch = fn("cuLaunchKernel")
-    errors = {"error_name": fn("cuGetErrorName"), "error_string": fn("cuGetErrorString")}
+    # without the copy (0) element assignments keep the Python path
+    errors = {"error_name": fn("cuGetErrorName"), "error_string": fn("cuGetErrorString"),
+              "memcpy": fn("cuMemcpyDtoDAsync_v2", required=False)}  # fmt: skip
     bind = functools.partial(runtime.free, 0)  # as launcher._Args: the primary context, current
     # CuPy's C getter (what CuPy's own kernels launch on); asked on every launch, as `with
     # stream:` changes it
