@@ -344,6 +344,27 @@ static PyObject *cache_info(PyObject *mod, PyObject *unused)
 /* -- element assignment: a[i, j] = v in a Python loop (scikit-learn's _fill_diagonal) ------- */
 static uint64_t long_value(PyObject *o);
 
+/* A memory object's device address (its ptr): 0 with an exception set on failure. */
+static uint64_t mem_ptr(PyObject *mem)
+{
+    PyObject *p = PyObject_GetAttr(mem, StrPtr);
+    if (p == NULL) return 0;
+    uint64_t v = long_value(p);
+    Py_DECREF(p);
+    return v;
+}
+
+/* After CUDA_ERROR_INVALID_CONTEXT (a thread's first call): make the device's context current
+ * in this thread; 1 to retry the call, 0 not to (no binder, or retried already), -1 on error. */
+static int bind_context(Driver *d, int rc, int attempt)
+{
+    if (rc != CUDA_ERROR_INVALID_CONTEXT || attempt > 0 || d->bind == Py_None) return 0;
+    PyObject *r = PyObject_CallNoArgs(d->bind);
+    if (r == NULL) return -1;
+    Py_DECREF(r);
+    return 1;
+}
+
 /* The byte offset of dst[key] from the allocation's start, or -1 unless key is one in-range
  * Python int per dimension (the Python path then takes the call, and raises what it raises). */
 static long long element_offset(PyObject *dst, PyObject *key, long long itemsize)
@@ -410,27 +431,19 @@ static PyObject *assign_element(PyObject *mod, PyObject *const *args, Py_ssize_t
     if (PyErr_Occurred()) return NULL;
     long long at = element_offset(dst, key, itemsize);
     if (at < 0 || (dmem == smem && s0 < at + itemsize && at < s0 + itemsize)) Py_RETURN_FALSE;
-    PyObject *dp = PyObject_GetAttr(dmem, StrPtr);
-    uint64_t dbase = long_value(dp);
-    Py_XDECREF(dp);
-    if (dp == NULL || PyErr_Occurred()) return NULL;
-    PyObject *sp = PyObject_GetAttr(smem, StrPtr);
-    uint64_t sbase = long_value(sp);
-    Py_XDECREF(sp);
-    if (sp == NULL || PyErr_Occurred()) return NULL;
+    uint64_t dbase = mem_ptr(dmem);
+    uint64_t sbase = PyErr_Occurred() ? 0 : mem_ptr(smem);
     void *stream = NULL;
-    if (current_stream(d, &stream) < 0) return NULL;
+    if (PyErr_Occurred() || current_stream(d, &stream) < 0) return NULL;
     memcpy_fn copy = d->memcpy_dd;
-    int rc;
+    int rc, again;
     for (int attempt = 0;; attempt++) {
         Py_BEGIN_ALLOW_THREADS
         rc = copy(dbase + (uint64_t)at, sbase + (uint64_t)s0, (size_t)itemsize, stream);
         Py_END_ALLOW_THREADS
-        if (rc != CUDA_ERROR_INVALID_CONTEXT || attempt > 0 || d->bind == Py_None) break;
-        PyObject *r = PyObject_CallNoArgs(d->bind);  /* a thread's first call */
-        if (r == NULL) return NULL;
-        Py_DECREF(r);
+        if ((again = bind_context(d, rc, attempt)) <= 0) break;
     }
+    if (again < 0) return NULL;
     if (rc != 0) return call_error(d, "Array.__setitem__", "cuMemcpyDtoDAsync", rc);
     Py_RETURN_TRUE;
 }
@@ -469,10 +482,7 @@ static uint64_t device_ptr(PyObject *x)
         PyErr_SetString(PyExc_AttributeError, "a CudaArray without mem or offset");
         return 0;
     }
-    PyObject *p = PyObject_GetAttr(mem, StrPtr);
-    if (p == NULL) return 0;
-    uint64_t base = long_value(p);
-    Py_DECREF(p);
+    uint64_t base = mem_ptr(mem);
     if (PyErr_Occurred()) return 0;
     long long o = PyLong_AsLongLong(off);  /* bytes from mem's start */
     if (o == -1 && PyErr_Occurred()) return 0;
@@ -507,10 +517,8 @@ static PyObject *prepared_run(Prepared *p, PyObject *const *xs, long long n, PyO
     SLOT(y, F_DTYPE) = Py_NewRef(p->dtype);
     SLOT(y, F_SIZE) = Py_XNewRef(SLOT(xs[0], F_SIZE));
     SLOT(y, F_CONTIG) = Py_NewRef(Py_True);
-    PyObject *ptr = PyObject_GetAttr(mem, StrPtr);
-    vals[k] = long_value(ptr);
-    Py_XDECREF(ptr);
-    if (ptr == NULL || PyErr_Occurred()) {
+    vals[k] = mem_ptr(mem);
+    if (PyErr_Occurred()) {
         Py_DECREF(y);
         return NULL;
     }
@@ -518,18 +526,16 @@ static PyObject *prepared_run(Prepared *p, PyObject *const *xs, long long n, PyO
     for (int i = 0; i < k + 2; i++) params[i] = &vals[i];
     unsigned int grid = (unsigned int)((n + p->per - 1) / p->per);
     launch_fn launch = p->driver->launch;
-    int rc;
+    int rc, again;
     for (int attempt = 0;; attempt++) {
         Py_BEGIN_ALLOW_THREADS
         rc = launch(p->fptr, grid, 1, 1, p->block, 1, 1, 0, stream, params, NULL);
         Py_END_ALLOW_THREADS
-        if (rc != CUDA_ERROR_INVALID_CONTEXT || attempt > 0 || p->driver->bind == Py_None) break;
-        PyObject *r = PyObject_CallNoArgs(p->driver->bind);  /* a thread's first launch */
-        if (r == NULL) {
-            Py_DECREF(y);
-            return NULL;
-        }
-        Py_DECREF(r);
+        if ((again = bind_context(p->driver, rc, attempt)) <= 0) break;
+    }
+    if (again < 0) {
+        Py_DECREF(y);
+        return NULL;
     }
     if (rc != 0) {
         Py_DECREF(y);

@@ -117,7 +117,7 @@ class Allocator:
         # distances make several 1.6 GB temporaries: creating them each call cost 0.1-0.15 s on
         # the H200, CuPy's pool keeps them all); other adapters (lavapipe's memory is the
         # host's) 1 GiB. Out of memory, the pool gives its free buffers back and retries.
-        discrete = getattr(ctx, "adapter_type", "") == "DiscreteGPU"
+        discrete = ctx.adapter_type == "DiscreteGPU"
         limit = int(os.environ.get("RUDA_WGPU_POOL_MB", "16384" if discrete else "1024")) << 20
         self.pool = BufferPool(ctx, limit)
         self._readback: dict[int, list[Any]] = {}
