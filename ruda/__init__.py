@@ -33,6 +33,7 @@ from ._backends import DeviceUnavailableError
 from ._devices import Device, device
 from ._dtypes import (
     DType,
+    bfloat16,
     bool,
     complex64,
     complex128,
@@ -94,9 +95,9 @@ __all__ = sorted(
     | {
         "Array", "DType", "Device", "DeviceUnavailableError", "AxisError", "device", "dtype",
         "ndarray", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-        "uint64", "float16", "float32", "float64", "complex64", "complex128", "e", "pi", "inf",
-        "nan", "newaxis", "__array_namespace_info__", "__array_api_version__", "__version__",
-        "fft", "linalg", "random",
+        "uint64", "float16", "bfloat16", "float32", "float64", "complex64", "complex128", "e",
+        "pi", "inf", "nan", "newaxis", "__array_namespace_info__", "__array_api_version__",
+        "__version__", "fft", "linalg", "random",
     }
 )  # fmt: skip
 del _mod, _name, _dt

@@ -13,6 +13,7 @@ import numpy as np
 
 from . import _dtypes as dt
 from ._devices import CPU, Device, resolve
+from ._dtypes import kind_of
 from ._errors import annotate
 from ._ops import ELEMENTWISE
 
@@ -168,7 +169,7 @@ class Array:
 
     def __index__(self) -> int:
         h = self._host()
-        if h.dtype.kind not in "iu":
+        if kind_of(h.dtype) not in "iu":
             raise TypeError(f"ruda.Array.__index__: needs an integer array, not {h.dtype}")
         return operator.index(h)
 
@@ -391,7 +392,7 @@ def _index_part(k: Any, device: Device) -> Any:
     if type(k) is list and device is CPU:
         # NumPy treats a list index as an integer (or boolean) array; an empty one as intp.
         a = np.asarray([_unwrap(v) for v in k])
-        return a.astype(np.intp) if a.size == 0 and a.dtype.kind == "f" else a
+        return a.astype(np.intp) if a.size == 0 and kind_of(a.dtype) == "f" else a
     return k
 
 

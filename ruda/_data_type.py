@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from . import _dtypes as dt
@@ -132,7 +133,7 @@ class finfo_object:
     )  # fmt: skip
 
     def __init__(self, npdt: np.dtype) -> None:
-        f = np.finfo(npdt)
+        f = ml_dtypes.finfo(npdt)  # NumPy's finfo for NumPy's floats, ml_dtypes' for bfloat16
         self.bits = int(f.bits)
         self.eps = float(f.eps)
         self.max = float(f.max)
@@ -185,7 +186,7 @@ def finfo(type: Any, /) -> finfo_object:  # noqa: A002  (the standard's name)
     if isinstance(type, float) or type is float:
         type = dt.DEFAULT_FLOAT
     npdt = _np_dtype(type, "finfo", "type")
-    if npdt.kind not in "fc":
+    if dt.kind_of(npdt) not in "fc":
         raise ValueError(f"ruda.finfo: {npdt} is not a floating-point dtype")
     r = _FINFO.get(npdt)
     if r is None:
@@ -247,7 +248,7 @@ def _isdtype(npdt: np.dtype, kind: Any, top: bool) -> bool:
             raise ValueError(
                 f"ruda.isdtype: unknown kind {kind!r}; kinds are {', '.join(map(repr, _KINDS))}"
             )
-        return npdt.kind in k
+        return dt.kind_of(npdt) in k
     if isinstance(kind, tuple) and top:
         return any(_isdtype(npdt, k, False) for k in kind)
     if type(kind) is dt.DType:

@@ -46,7 +46,8 @@ class _Row(dict):
         self.backend = backend
 
     def __missing__(self, op: str) -> Callable[..., Any]:
-        fn = _REGISTERED.get((op, self.kind)) or self.backend.resolve(op)
+        fn = _REGISTERED.get((op, self.kind))
+        fn = self.backend.resolve(op) if fn is None else self.backend.adapt(op, fn)
         if fn is None:
             raise NotImplementedError(
                 f"ruda.{op} is not implemented on device kind {self.kind!r} yet"
@@ -62,7 +63,7 @@ def register(op: str, kind: str) -> Callable[[Callable[..., Any]], Callable[...,
         _REGISTERED[(op, kind)] = fn
         row = _ROWS.get(kind)
         if row is not None:
-            row[op] = Annotated(op, fn)
+            row[op] = Annotated(op, row.backend.adapt(op, fn))
         invalidate()  # the C hot paths cache implementations
         return fn
 

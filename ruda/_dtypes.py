@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 
@@ -67,6 +68,12 @@ class DType:
     def type(self) -> type:
         return self._np.type
 
+    @property
+    def kind(self) -> str:
+        """NumPy's kind letter; bfloat16 is a float ("f")."""
+        # Note: NumPy reports ml_dtypes' bfloat16 as kind "V" (a user dtype); ruda calls it "f".
+        return kind_of(self._np)
+
     def __getattr__(self, attr: str) -> Any:
         # kind, char, itemsize, byteorder, str, names, fields... as NumPy has them
         if attr.startswith("__"):
@@ -83,6 +90,16 @@ def from_numpy(npdt: np.dtype) -> DType:
     if d is None:
         d = _CACHE[npdt] = DType(npdt)
     return d
+
+
+def kind_of(npdt: np.dtype) -> str:
+    """NumPy's kind letter of a NumPy dtype, with bfloat16 a float ("f"), as every float is."""
+    return "f" if npdt is _BF16 else npdt.kind
+
+
+def is_half(npdt: Any) -> bool:
+    """Whether a NumPy (or ruda) dtype is a 16-bit float: float16 or bfloat16."""
+    return npdt.itemsize == 2 and kind_of(npdt) == "f"
 
 
 def dtype(obj: Any, align: bool = False, copy: bool = False) -> DType:
@@ -116,10 +133,16 @@ uint16 = from_numpy(np.dtype(np.uint16))
 uint32 = from_numpy(np.dtype(np.uint32))
 uint64 = from_numpy(np.dtype(np.uint64))
 float16 = from_numpy(np.dtype(np.float16))
+# bfloat16 is ml_dtypes' (the NumPy dtype JAX, TensorFlow and PyTorch's NumPy bridges share).
+_BF16 = np.dtype(ml_dtypes.bfloat16)
+bfloat16 = from_numpy(_BF16)
 float32 = from_numpy(np.dtype(np.float32))
 float64 = from_numpy(np.dtype(np.float64))
 complex64 = from_numpy(np.dtype(np.complex64))
 complex128 = from_numpy(np.dtype(np.complex128))
+
+# The floats beyond the standard (its functions accept them as they do the real floating dtypes).
+EXTRA_FLOATS = (float16, bfloat16)
 
 # The standard's categories, in its own words.
 BOOLEAN = (bool,)
@@ -158,5 +181,12 @@ DEFAULT_COMPLEX = complex128
 DEFAULT_INDEX = int64
 
 # Complex dtype of matching precision, and the real dtype under a complex one.
-COMPLEX_OF = {float32: complex64, float64: complex128, complex64: complex64, complex128: complex128}
+COMPLEX_OF = {
+    bfloat16: complex64,
+    float16: complex64,
+    float32: complex64,
+    float64: complex128,
+    complex64: complex64,
+    complex128: complex128,
+}
 REAL_OF = {complex64: float32, complex128: float64, float32: float32, float64: float64}

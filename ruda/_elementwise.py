@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ._array import Array, _wrap, _wrap_tree, call1, call2
+from ._dtypes import kind_of
 from ._ops import ELEMENTWISE, Op
 from ._validation import as_array, common_device, dtype_arg
 
@@ -191,7 +192,7 @@ def clip(x: Array, /, min: Any = None, max: Any = None, out: Any = None, **kwarg
     hi = None if max is None else _native(max, "clip", dev)
     xd = x._data
     nt = xd.dtype
-    if nt.kind in "iu":
+    if kind_of(nt) in "iu":
         # Out-of-range Python bounds must not overflow x's dtype: clamp them to its range.
         info = np.iinfo(nt)
         if type(lo) is int:

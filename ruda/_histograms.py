@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._array import Array, _wrap
+from ._dtypes import kind_of
 from ._utility import finish, native
 from ._validation import as_array, common_device
 
@@ -115,7 +116,7 @@ def bincount(x: Any, /, weights: Any = None, minlength: int = 0) -> Array:
     x = as_array(x, "bincount", device=dev)
     if x._data.ndim != 1:
         raise ValueError(f"ruda.bincount: x must be 1-D, got {x._data.ndim} dims")
-    if x._data.dtype.kind not in "iub" and x._data.size:
+    if kind_of(x._data.dtype) not in "iub" and x._data.size:
         raise TypeError(f"ruda.bincount: x must have an integer dtype, got {x._data.dtype}")
     w = native(weights, "bincount", "weights", dev)
     return _wrap(dev._ops["bincount"](x._data, weights=w, minlength=minlength), dev)

@@ -10,6 +10,7 @@ import numpy as np
 
 from ._array import Array, _wrap
 from ._devices import resolve
+from ._dtypes import kind_of
 from ._errors import detail
 from ._index_tricks import __all__ as _tricks_all
 from ._index_tricks import c_, index_exp, ix_, mgrid, ogrid, r_, s_  # noqa: F401  (re-exported)
@@ -39,7 +40,7 @@ def _index_array(indices: Any, fname: str, dev: Any, arg: str = "indices") -> An
         return operator.index(indices)
     else:
         d = as_array(indices, fname, arg, dev)._data
-    if d.dtype.kind not in "iu":
+    if kind_of(d.dtype) not in "iu":
         if d.size:
             raise TypeError(f"ruda.{fname}: {arg} must have an integer dtype, got {d.dtype}")
         d = dev._ops["astype"](d, np.int64)  # an empty list arrives as float64
@@ -58,7 +59,7 @@ def take(
     if type(x) is not Array:
         x = as_array(x, "take")
     dev = x._device
-    if type(indices) is Array and indices._device is dev and indices._data.dtype.kind in "iu":
+    if type(indices) is Array and indices._device is dev and kind_of(indices._data.dtype) in "iu":
         idx = indices._data
     else:
         idx = _index_array(indices, "take", dev)

@@ -8,6 +8,7 @@ from typing import Any
 from . import _dtypes as dt
 from . import _promotion as pr
 from ._array import Array, _wrap, call1, call2
+from ._dtypes import kind_of
 from ._errors import detail
 from ._validation import (
     as_array,
@@ -296,7 +297,7 @@ def repeat(x: Any, repeats: Any, /, axis: int | None = None) -> Array:
     if isinstance(repeats, Array):
         if repeats._device is not dev:
             common_device("repeat", x, repeats)
-        if repeats._data.dtype.kind not in "iu":
+        if kind_of(repeats._data.dtype) not in "iu":
             raise TypeError(f"ruda.repeat: repeats must be integers, got {repeats.dtype}")
         repeats = repeats._data
     elif not isinstance(repeats, int):

@@ -15,6 +15,7 @@ import numpy as np
 from . import lib
 from ._array import Array, _wrap
 from ._creation import _named
+from ._dtypes import kind_of
 from ._printing import (
     array2string,
     array_repr,
@@ -216,7 +217,7 @@ def iscomplexobj(x: Any) -> bool:
     True
     """
     if isinstance(x, Array):
-        return x._data.dtype.kind == "c"
+        return kind_of(x._data.dtype) == "c"
     return np.iscomplexobj(x)
 
 
@@ -228,7 +229,7 @@ def isrealobj(x: Any) -> bool:
     True
     """
     if isinstance(x, Array):
-        return x._data.dtype.kind != "c"
+        return kind_of(x._data.dtype) != "c"
     return np.isrealobj(x)
 
 
@@ -277,7 +278,7 @@ def isscalar(element: Any) -> bool:
 
 
 def _no_complex(x: Array, fname: str, arg: str = "x") -> None:
-    if x._data.dtype.kind == "c":
+    if kind_of(x._data.dtype) == "c":
         raise TypeError(f"ruda.{fname}: {arg} must be real, got {x.dtype}")
 
 

@@ -61,11 +61,23 @@ STANDARD_TABLE: dict[tuple[DType, DType], DType] = {
 def _numpy_rule(a: DType, b: DType) -> DType:
     # Note: mixed kinds (int with float, int64 with uint64, bool with int) are not in the
     # standard; ruda follows NumPy there, so NumPy scripts behave as before.
+    if dt.bfloat16 in (a, b):
+        return _bfloat16_rule(a, b)
     return dt.from_numpy(np.promote_types(a._np, b._np))
 
 
+def _bfloat16_rule(a: DType, b: DType) -> DType:
+    # Note: ml_dtypes promotes bfloat16 only with bool, 8-bit integers and wider floats;
+    # ruda gives it float16's rules (int16 -> float32, int32 -> float64), and float16 with
+    # bfloat16 is float32, the smallest float holding both.
+    if {a, b} == {dt.float16, dt.bfloat16}:
+        return dt.float32
+    r = np.promote_types(*(dt.float16._np if d is dt.bfloat16 else d._np for d in (a, b)))
+    return dt.bfloat16 if r == np.float16 else dt.from_numpy(r)
+
+
 # Every pair of known dtypes, precomputed: promotion is a dict lookup on the hot path.
-_ALL = dt.STANDARD + (dt.float16,)
+_ALL = dt.STANDARD + dt.EXTRA_FLOATS
 TABLE: dict[tuple[DType, DType], DType] = {
     (a, b): STANDARD_TABLE.get((a, b)) or _numpy_rule(a, b) for a in _ALL for b in _ALL
 }
@@ -104,7 +116,7 @@ def with_scalar(a: DType, value: Any) -> DType:
     dtype of the scalar's kind, as NumPy does.
     """
     t = type(value)
-    kind = a._np.kind
+    kind = a.kind  # bfloat16's is "f" here, not NumPy's "V"
     if t is builtins.bool:
         return a
     if t is int:
@@ -135,7 +147,7 @@ def result_type(*items: Any) -> DType:
         dtypes.append(scalar_kind_dtype(scalars.pop(0)))
     # Note: NumPy folds the highest kind first (complex, float, integer, bool; the order within
     # a kind kept), so result_type(int8, uint8, float16) is float16, not int16's float32
-    dtypes.sort(key=lambda d: -_KIND_RANK.get(d._np.kind, 0))
+    dtypes.sort(key=lambda d: -_KIND_RANK.get(d.kind, 0))
     r = dtypes[0]
     for d in dtypes[1:]:
         r = promote(r, d)

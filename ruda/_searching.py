@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ._array import Array, _wrap, _wrap_tree, call1
+from ._dtypes import kind_of
 from ._utility import axis_arg, finish, native, out_arg
 from ._validation import as_array, common_device, normalize_axis
 
@@ -178,13 +179,13 @@ def searchsorted(
             raise ValueError(
                 f"ruda.searchsorted: sorter has shape {s.shape}, x1 has shape {d1.shape}"
             )
-        if s.dtype.kind not in "iu":
+        if kind_of(s.dtype) not in "iu":
             raise TypeError(f"ruda.searchsorted: sorter must have an integer dtype, got {s.dtype}")
     return _wrap(dev._ops["searchsorted"](d1, d2, side=side, sorter=s), dev)
 
 
 def _fits(v: Any, npdt: np.dtype) -> bool:
-    k = npdt.kind
+    k = kind_of(npdt)
     if type(v) is bool:
         return True
     if type(v) is int:

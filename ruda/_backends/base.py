@@ -45,5 +45,9 @@ class Backend:
         """A callable for ``op`` on native arrays, or None if this backend lacks it."""
         return self.library.get(op)
 
+    def adapt(self, op: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """A registered implementation of ``op`` as this backend runs it (unchanged here)."""
+        return fn
+
     def native_type(self) -> type:
         raise NotImplementedError

@@ -20,7 +20,7 @@ from functools import cache
 from typing import Any
 
 from . import ir
-from .ir import BOOL, F16, F32, I64, U32, Assign, Barrier, Const, For, If, Let, Var
+from .ir import BOOL, F32, I64, U32, Assign, Barrier, Const, For, If, Let, Var
 from .mathlib import isnan, land, lor
 from .reduce import TARGET, Launch, Plan, _cdiv, _halvings, _split, wgid
 
@@ -32,7 +32,7 @@ def value_type(t: ir.Type) -> ir.Type:
     """The type values are compared in."""
     if t is BOOL:
         return U32
-    if t is F16:
+    if t.is_half:
         return F32
     if t.is_narrow:
         return ir.I32 if t.kind == "i" else U32

@@ -117,7 +117,7 @@ def cast(a: ir.Expr, t: ir.Type) -> ir.Expr:
     if s.is_complex and t.is_complex:
         return make(ir.cast(re(a), t.part), ir.cast(im(a), t.part), t)
     if t.is_complex:  # real (bool, int, float) to complex
-        src = ir.cast(a, ir.F32) if s is ir.F16 and t.part is ir.F64 else a
+        src = ir.cast(a, ir.F32) if s.is_half and t.part is ir.F64 else a
         return make(ir.cast(src, t.part), 0.0, t)
     if t is BOOL:
         return truth(a)

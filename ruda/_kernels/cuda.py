@@ -1,8 +1,9 @@
 """CUDA C++: the C-like renderer with CUDA's types, math spellings and ``__global__`` entry point.
 
 Scalar parameters are kernel arguments; buffers are ``__restrict__`` pointers; workgroup memory is
-``__shared__``. Rendered source compiles with NVRTC with no include at all: float16 is stored as
-``unsigned short`` (its bits) and converted with PTX ``cvt``, so no CUDA headers are needed.
+``__shared__``. Rendered source compiles with NVRTC with no include at all: float16 and bfloat16
+are stored as ``unsigned short`` (their bits) and converted with PTX ``cvt``, so no CUDA headers
+are needed.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ class CUDA(CLike):
     types = {
         ir.BOOL: "bool", ir.I8: "signed char", ir.I16: "short", ir.I32: "int",
         ir.I64: "long long", ir.U8: "unsigned char", ir.U16: "unsigned short",
-        ir.U32: "unsigned int", ir.U64: "unsigned long long", ir.F16: "ruda_half", ir.F32: "float",
+        ir.U32: "unsigned int", ir.U64: "unsigned long long", ir.F16: "ruda_half",
+        ir.BF16: "ruda_bf16", ir.F32: "float",
         ir.F64: "double", ir.C64: "float2", ir.C128: "double2",
     }  # fmt: skip
     # Single-precision math has an f suffix in CUDA's C API; {t} is filled per type.
@@ -69,12 +71,12 @@ class CUDA(CLike):
 
     def _e_cast(self, e: ir.Cast) -> str:
         x = self.expr(e.a)
-        if e.a.type is ir.F16:  # half -> float first
-            x = f"ruda_h2f({x})"
+        if e.a.type.is_half:  # 16-bit -> float first
+            x = f"{_TO_F32[e.a.type]}({x})"
             if e.type is ir.F32:
                 return x
-        if e.type is ir.F16:
-            return f"ruda_f2h((float)({x}))"
+        if e.type.is_half:  # float64 rounds through float32 (as ml_dtypes rounds to bfloat16)
+            return f"{_FROM_F32[e.type]}((float)({x}))"
         dst = e.type
         if e.a.type.is_float and dst.is_int:
             # NumPy converts through a wide signed integer and wraps (-5.0 -> uint8 251, 300.0
@@ -144,8 +146,8 @@ class CUDA(CLike):
 
     def float_literal(self, v: float, t: ir.Type) -> str:
         text = repr(v) if ("e" in repr(v) or "." in repr(v)) else repr(v) + ".0"
-        if t is ir.F16:
-            return f"ruda_f2h({text}f)"
+        if t.is_half:
+            return f"{_FROM_F32[t]}({text}f)"
         return text + ("f" if t is ir.F32 else "")
 
     def int_literal(self, v: int, t: ir.Type) -> str:
@@ -170,7 +172,7 @@ class CUDA(CLike):
                     "-inf": "__longlong_as_double(0xfff0000000000000LL)"}[name]  # fmt: skip
         f32 = {"nan": "__int_as_float(0x7fc00000)", "inf": "__int_as_float(0x7f800000)",
                "-inf": "__int_as_float(0xff800000)"}[name]  # fmt: skip
-        return f"ruda_f2h({f32})" if t is ir.F16 else f32
+        return f"{_FROM_F32[t]}({f32})" if t.is_half else f32
 
     def declare(self, var: ir.Var, value: str, mutable: bool) -> str:
         const = "" if mutable else "const "
@@ -222,14 +224,24 @@ def entry_name(k: ir.Kernel) -> str:
     return k.name if k.name.startswith(ENTRY_PREFIX) else ENTRY_PREFIX + k.name
 
 
-# float16 as its bits, converted by PTX (no cuda_fp16.h: NVRTC then needs no include path).
+# float16 and bfloat16 as their bits, converted by PTX (no cuda_fp16.h / cuda_bf16.h: NVRTC then
+# needs no include path). bfloat16 is float32's top half; cvt.rn.bf16.f32 needs sm_80.
 _PRELUDE = """typedef unsigned short ruda_half;
+typedef unsigned short ruda_bf16;
 static __device__ __forceinline__ float ruda_h2f(ruda_half h) {
     float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f;
 }
 static __device__ __forceinline__ ruda_half ruda_f2h(float f) {
     ruda_half h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h;
+}
+static __device__ __forceinline__ float ruda_bf2f(ruda_bf16 h) {
+    return __uint_as_float(((unsigned int)h) << 16);
+}
+static __device__ __forceinline__ ruda_bf16 ruda_f2bf(float f) {
+    ruda_bf16 h; asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h;
 }"""
+_TO_F32 = {ir.F16: "ruda_h2f", ir.BF16: "ruda_bf2f"}
+_FROM_F32 = {ir.F16: "ruda_f2h", ir.BF16: "ruda_f2bf"}
 
 
 def render(k: ir.Kernel) -> str:

@@ -64,7 +64,7 @@ _BINOPS = {
 _CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
 
 INTS = (ir.I8, ir.I16, ir.I32, ir.I64, ir.U8, ir.U16, ir.U32, ir.U64)
-FLOATS = (F16, F32, ir.F64)
+FLOATS = (F16, ir.BF16, F32, ir.F64)
 _CATEGORY = {
     "numeric": INTS + FLOATS, "real numeric": INTS + FLOATS,
     "floating-point": FLOATS, "real floating-point": FLOATS,
@@ -149,8 +149,8 @@ def body_expr(op: Op, operands: list[ir.Expr], compute: ir.Type, out: ir.Type) -
     special = SPECIAL.get((op.name, compute.kind)) or SPECIAL.get((op.name, "*"))
     if compute.is_complex and op.category != "bool":
         value = _complex_value(op, list(env.values()))
-    elif op.name in ("nextafter", "spacing") and F16 in (out, *(e.type for e in operands)):
-        value = (_nextafter if op.name == "nextafter" else _spacing)(*env.values(), half=True)
+    elif op.name in ("nextafter", "spacing") and (half := _half_of(out, operands)) is not None:
+        value = (_nextafter if op.name == "nextafter" else _spacing)(*env.values(), half=half)
     elif special is not None:
         value = special(*env.values())
     elif op.expr:
@@ -169,7 +169,7 @@ def _complex_value(op: Op, args: list[ir.Expr]) -> ir.Expr:
 
 
 def _as_bool(e: ir.Expr) -> ir.Expr:
-    if e.type is F16:
+    if e.type.is_half:
         e = ir.cast(e, F32)
     return e if e.type is BOOL else e.ne(0)
 
@@ -272,18 +272,27 @@ def _fmin(a: ir.Expr, b: ir.Expr) -> ir.Expr:
     return ir.select(lor(a < b, isnan(b)), a, b)
 
 
-def _nextafter(a: ir.Expr, b: ir.Expr, half: bool = False) -> ir.Expr:
-    if half:  # float16 values held in float32: step the 16-bit pattern
-        return mathlib.nextafter(F32, True)(a, b)
+def _half_of(out: ir.Type, operands: Any) -> ir.Type | None:
+    """The 16-bit float among the result and operand types, if any."""
+    return next((t for t in (out, *(e.type for e in operands)) if t.is_half), None)
+
+
+def _nextafter(a: ir.Expr, b: ir.Expr, half: ir.Type | None = None) -> ir.Expr:
+    if half is not None:  # 16-bit values held in float32: step the 16-bit pattern
+        return mathlib.nextafter(F32, half)(a, b)
     return ir.call("nextafter", a, b)
 
 
-def _spacing(a: ir.Expr, half: bool = False) -> ir.Expr:
+def _spacing(a: ir.Expr, half: ir.Type | None = None) -> ir.Expr:
     t = a.type
     # NumPy: toward -inf only for x < 0 (spacing(-0.0) is +tiny); its float16 loop always
-    # steps toward +inf (spacing(float16(-1)) is +2**-11)
+    # steps toward +inf (spacing(float16(-1)) is +2**-11); ml_dtypes' bfloat16 loop steps
+    # away from zero by the sign bit (spacing(bfloat16(-0.0)) is -tiny)
     inf = ir.Const(float("inf"), t)
-    toward = inf if half else ir.select(a < 0.0, -inf, inf)
+    if half is ir.BF16:
+        toward = ir.select(mathlib.signbit(a), -inf, inf)
+    else:
+        toward = inf if half is not None else ir.select(a < 0.0, -inf, inf)
     return ir.select(isinf(a), ir.Const(float("nan"), t), _nextafter(a, toward, half) - a)
 
 
@@ -643,5 +652,5 @@ def _compute_type(op: Op, in_types: tuple[ir.Type, ...], out_type: ir.Type) -> i
         t = max(in_types, key=lambda t: (t.is_float, t.bits))
     else:
         t = out_type
-    # float16 computes in float32 and rounds once, as NumPy's float16 loops do
-    return F32 if t is F16 else t
+    # float16 and bfloat16 compute in float32 and round once, as NumPy's float16 loops do
+    return F32 if t.is_half else t

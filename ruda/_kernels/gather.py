@@ -28,7 +28,7 @@ from functools import cache
 from typing import Any
 
 from . import ir
-from .ir import BOOL, F16, F32, I32, I64, U32, Const, If, Let, Var
+from .ir import BOOL, F32, I32, I64, U32, Const, If, Let, Var
 from .mathlib import isnan, land, lor
 from .reduce import wgid
 
@@ -77,7 +77,7 @@ def _kernel(name: str, bufs: list[ir.Buffer], params: list[ir.Param], body: list
 def convert(v: ir.Expr, t: ir.Type) -> ir.Expr:
     """``v`` converted to ``t`` as NumPy's casts do (to bool: nonzero; float16 via float32)."""
     if t is BOOL and v.type is not BOOL:
-        return (ir.cast(v, F32) if v.type is F16 else v).ne(0)
+        return (ir.cast(v, F32) if v.type.is_half else v).ne(0)
     return ir.cast(v, t)
 
 
@@ -247,7 +247,7 @@ def compute_type(t: ir.Type) -> ir.Type:
     """The type values of ``t`` are compared in (narrow ints and bool widened, float16 in f32)."""
     if t is BOOL:
         return U32
-    if t is F16:
+    if t.is_half:
         return F32
     if t.is_narrow:
         return I32 if t.kind == "i" else U32

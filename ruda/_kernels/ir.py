@@ -21,18 +21,20 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Type:
-    """A scalar type: bool, i8..i64, u8..u64, f16, f32, f64, or c64/c128 (complex: a pair of
+    """A scalar type: bool, i8..i64, u8..u64, f16, bf16, f32, f64, or c64/c128 (complex: a pair of
     floats, real then imaginary, as NumPy stores it; WGSL ``vec2<f32>``, CUDA ``float2``)."""
 
     name: str
 
     @property
     def kind(self) -> str:
+        if self.name == "bf16":
+            return "f"
         return "b" if self.name == "bool" else self.name[0]
 
     @property
     def bits(self) -> int:
-        return 8 if self.name == "bool" else int(self.name[1:])
+        return 8 if self.name == "bool" else int(self.name.lstrip("biufc"))
 
     @property
     def itemsize(self) -> int:
@@ -43,6 +45,11 @@ class Type:
     def is_narrow(self) -> bool:
         """Stored in under 32 bits and not a float: WGSL packs these into u32 words."""
         return self.kind in "biu" and self.bits < 32
+
+    @property
+    def is_half(self) -> bool:
+        """A 16-bit float (float16 or bfloat16): stored as 16 bits, computed in f32."""
+        return self.kind == "f" and self.bits == 16
 
     @property
     def is_float(self) -> bool:
@@ -69,8 +76,9 @@ BOOL = Type("bool")
 I8, I16, I32, I64 = Type("i8"), Type("i16"), Type("i32"), Type("i64")
 U8, U16, U32, U64 = Type("u8"), Type("u16"), Type("u32"), Type("u64")
 F16, F32, F64 = Type("f16"), Type("f32"), Type("f64")
+BF16 = Type("bf16")  # bfloat16: f32's top 16 bits (ml_dtypes.bfloat16 on the host)
 C64, C128 = Type("c64"), Type("c128")
-ALL_TYPES = (BOOL, I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64)
+ALL_TYPES = (BOOL, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64)
 COMPLEX_TYPES = (C64, C128)
 
 _FROM_NUMPY = {
@@ -85,6 +93,8 @@ _FROM_NUMPY = {
 def type_of(dtype: Any) -> Type:
     """The IR type of a NumPy or ruda dtype."""
     d = np.dtype(getattr(dtype, "_np", dtype))
+    if d.name == "bfloat16":  # ml_dtypes' kind is "V"
+        return BF16
     try:
         return _FROM_NUMPY[d.kind][d.itemsize]
     except KeyError:
@@ -95,6 +105,10 @@ _KIND_NAMES = {"i": "int", "u": "uint", "f": "float", "c": "complex"}
 
 
 def numpy_of(t: Type) -> np.dtype:
+    if t is BF16:
+        from .._dtypes import bfloat16
+
+        return bfloat16._np
     return np.dtype("bool" if t is BOOL else _KIND_NAMES[t.kind] + str(t.bits))
 
 
@@ -437,8 +451,9 @@ class Kernel:
     vector_width: int = 1
 
 
+# "bfloat16" is no WebGPU feature: no adapter has it, so bfloat16 kernels stay off WGSL.
 _FEATURE = {"f16": "shader-f16", "f64": "shader-f64", "i64": "shader-int64", "u64": "shader-int64",
-            "c128": "shader-f64"}  # fmt: skip
+            "c128": "shader-f64", "bf16": "bfloat16"}  # fmt: skip
 
 
 def features_of(types: Any) -> frozenset[str]:

@@ -28,7 +28,7 @@ def _f(v: float, t: ir.Type) -> ir.Const:
 # -- bits of floats (f32 as one u32 word; f64 as hi/lo words: no int64 needed) ---------------
 def _wide(x: ir.Expr) -> ir.Expr:
     # f16 bits are not addressable in WGSL: f32(x) keeps sign, inf and nan exactly
-    return ir.cast(x, F32) if x.type is ir.F16 else x
+    return ir.cast(x, F32) if x.type.is_half else x
 
 
 def hi(x: ir.Expr) -> ir.Expr:
@@ -76,8 +76,8 @@ def signbit(x: ir.Expr) -> ir.Expr:
 
 
 def copysign(a: ir.Expr, b: ir.Expr) -> ir.Expr:
-    if a.type is ir.F16:
-        return ir.cast(copysign(_wide(a), _wide(b)), ir.F16)
+    if a.type.is_half:
+        return ir.cast(copysign(_wide(a), _wide(b)), a.type)
     h = (hi(a) & 0x7FFFFFFF) | (hi(b) & 0x80000000)
     return ir.Bitcast(h, F32) if a.type is F32 else from_words(lo(a), h)
 
@@ -293,16 +293,27 @@ def pow_float(t: ir.Type) -> ir.Function:
 
 
 @cache
-def nextafter(t: ir.Type, half: bool = False) -> ir.Function:
-    """The next float after a toward b, by stepping the bit pattern (f16 via its 16-bit bits)."""
-    name, (a, b) = _fn("ruda_nextafter16" if half else "ruda_nextafter", t, "a b")
+def nextafter(t: ir.Type, half: ir.Type | None = None) -> ir.Function:
+    """The next float after a toward b, by stepping the bit pattern (a 16-bit float ``half``,
+    held in f32, by its own 16 bits)."""
+    fname = {None: "ruda_nextafter", ir.F16: "ruda_nextafter16", ir.BF16: "ruda_nextafter_bf16"}
+    name, (a, b) = _fn(fname[half], t, "a b")
     body: list = [
         If(lor(isnan(a), isnan(b)), (Return(a + b),)),
-        If(a.eq(b), (Return(a if half else b),)),  # NumPy's half returns x, C returns y
+        # NumPy's float16 loop returns x, C (and ml_dtypes' bfloat16) returns y
+        If(a.eq(b), (Return(a if half is ir.F16 else b),)),
     ]
     away = ir.Var("away", ir.BOOL)  # moving away from zero: bits + 1
     body.append(Let(away, (b > a).ne(signbit(a))))
-    if half:  # a and b are f16 values held in f32
+    if half is ir.BF16:  # bfloat16 is f32's top half: step there
+        h = Var("h", U32)
+        tiny = ir.select(signbit(b), ir.Const(0x80010000, U32), ir.Const(0x10000, U32))
+        body += [
+            Let(h, ir.Bitcast(a, U32) >> 16),
+            If((h & 0x7FFF).eq(0), (Return(ir.Bitcast(tiny, F32)),)),
+            Return(ir.Bitcast(ir.select(away, h + 1, h - 1) << 16, F32)),
+        ]
+    elif half is not None:  # a and b are f16 values held in f32
         h = Var("h", U32)
         body += [
             Let(h, ir.Call("f16_bits", (a,), U32)),

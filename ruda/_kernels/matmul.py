@@ -40,7 +40,7 @@ from functools import cache
 from typing import Any
 
 from . import ir
-from .ir import BOOL, F16, F32, U32, U64, Assign, Barrier, Const, For, If, Let, Var
+from .ir import BOOL, F32, U32, U64, Assign, Barrier, Const, For, If, Let, Var
 from .mathlib import land
 from .reduce import Launch, Plan
 
@@ -60,7 +60,7 @@ _VECTOR_TYPES = (ir.F32, ir.I32, ir.U32)  # lanes the renderers can load as one 
 # -- types -----------------------------------------------------------------------------------
 def acc_type(out_t: ir.Type) -> ir.Type:
     """The type a product of result type ``out_t`` accumulates in."""
-    if out_t is F16:
+    if out_t.is_half:
         return F32
     if out_t is BOOL:
         return U32

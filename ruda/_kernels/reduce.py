@@ -30,7 +30,7 @@ from functools import cache
 from typing import Any
 
 from . import ir
-from .ir import BOOL, F16, F32, I32, I64, U32, U64, Assign, Barrier, Const, For, If, Let, Var
+from .ir import BOOL, F32, I32, I64, U32, U64, Assign, Barrier, Const, For, If, Let, Var
 from .mathlib import isnan, land, lor
 
 OPS = ("sum", "prod", "max", "min", "any", "all")
@@ -82,7 +82,7 @@ def acc_type(op: str, in_t: ir.Type, out_t: ir.Type) -> ir.Type:
     if op in ("any", "all") or out_t is BOOL:
         return U32
     t = out_t if op in ("sum", "prod") else in_t
-    if t is F16:
+    if t.is_half:
         return F32  # NumPy's float16 loops accumulate in float
     if t is BOOL:
         return U32
@@ -134,7 +134,7 @@ def combine(op: str, a: ir.Expr, b: ir.Expr) -> ir.Expr:
 def load(op: str, x: ir.Expr, acc: ir.Type, mean: ir.Expr | None = None) -> ir.Expr:
     """An input element as an accumulator value (truth value for any/all; centred square)."""
     if op in ("any", "all"):
-        v = x if x.type is BOOL else ir.cast(x, F32).ne(0) if x.type is F16 else x.ne(0)
+        v = x if x.type is BOOL else ir.cast(x, F32).ne(0) if x.type.is_half else x.ne(0)
         return ir.select(v, Const(1, U32), Const(0, U32))
     v = ir.cast(x, acc)
     if mean is not None:

@@ -21,14 +21,21 @@ from __future__ import annotations
 
 from . import ir
 from .cmath import im, re
-from .ir import BOOL, F16, F32, F64, I32, U32, U64, Const
+from .ir import BF16, BOOL, F16, F32, F64, I32, U32, U64, Const
 
 ALL = Const(0xFFFFFFFF, U32)
 
 
+# 16-bit floats' keys are their float32 key's top bits: float16 19 (its exponent is narrower),
+# bfloat16 16 (it is float32's top half).
+_HALF_SHIFT = {F16: 13, BF16: 16}
+
+
 def key_bits(t: ir.Type) -> int:
-    """Significant bits of ``t``'s key (float16 keys are its float32 key's top 19 bits)."""
-    return {"b": 1, "f": 19}.get(t.kind, t.bits) if t.bits < 32 else t.bits
+    """Significant bits of ``t``'s key."""
+    if t.is_half:
+        return 32 - _HALF_SHIFT[t]
+    return 1 if t is BOOL else t.bits
 
 
 def words(t: ir.Type) -> int:
@@ -39,7 +46,7 @@ def words(t: ir.Type) -> int:
 def nan_above(t: ir.Type) -> int:
     """The top key word of +inf (of a complex type's parts): NaN keys' top words are larger."""
     p = t.part if t.is_complex else t
-    top = {F16: 0xFF800000 >> 13, F32: 0xFF800000, F64: 0xFFF00000}
+    top = {F16: 0xFF800000 >> 13, BF16: 0xFF800000 >> 16, F32: 0xFF800000, F64: 0xFFF00000}
     if p not in top:
         raise ValueError(f"ruda kernels: {t.name} keys have no NaNs")
     return top[p]
@@ -79,9 +86,9 @@ def encode(x: ir.Expr, canonical: bool) -> list[ir.Expr]:
         return _complex_key(x, canonical)
     if t is BOOL:
         return [ir.select(x, Const(1, U32), Const(0, U32))]
-    if t is F32 or t is F16:
+    if t is F32 or t.is_half:
         k = _f32_key(ir.Bitcast(ir.cast(x, F32), U32), canonical)
-        return [k >> 13] if t is F16 else [k]
+        return [k >> _HALF_SHIFT[t]] if t.is_half else [k]
     if t is F64:
         lo, hi = ir.call("loword", x, type=U32), ir.call("hiword", x, type=U32)
         mag = hi & 0x7FFFFFFF
@@ -110,11 +117,12 @@ def decode(ws: list[ir.Expr], t: ir.Type) -> ir.Expr:
     k = ws[0]
     if t is BOOL:
         return k.ne(0)
-    if t is F32 or t is F16:
-        k = k << 13 if t is F16 else k
+    if t is F32 or t.is_half:
+        shift = _HALF_SHIFT.get(t, 0)
+        k = k << shift if shift else k
         b = k ^ ir.select((k >> 31).eq(1), Const(0x80000000, U32), ALL)
-        if t is F16:  # the bits below float16's precision were cut from the key: zeros
-            b = b & 0xFFFFE000
+        if shift:  # the bits below the 16-bit float's precision were cut from the key: zeros
+            b = b & (0xFFFFFFFF << shift & 0xFFFFFFFF)
         return ir.cast(ir.Bitcast(b, F32), t)
     if t is F64:
         neg = (ws[1] >> 31).eq(0)

@@ -190,7 +190,7 @@ def _padded(n: int) -> int:
 # ruda.matmul launches without a decision; integer and bool products have only the tiled kernel.
 # Only cuBLAS's default algorithm: CuPy exposes no cublasLt (its heuristics' top algorithms),
 # and gemmEx's numbered algorithms (CUBLAS_GEMM_ALGO0..23) are deprecated.
-CUBLAS_RESULTS = frozenset({"f16", "f32", "f64", "c64", "c128"})
+CUBLAS_RESULTS = frozenset({"f16", "bf16", "f32", "f64", "c64", "c128"})
 
 
 def register_families() -> None:

@@ -362,6 +362,8 @@ class WGSL(CLike):
         f16 = False
         self.exact = any(elementwise.is_elementwise(k) for k in kernels)
         for k in kernels:
+            if ir.BF16 in ir.types_used(k):
+                raise NotImplementedError(f"WGSL: {k.name} uses bfloat16, which WGSL lacks")
             k = storage.pack_narrow(k)
             self.prefix = f"{k.name}_" if len(kernels) > 1 else ""
             body = self.stmts(k.body, 1)

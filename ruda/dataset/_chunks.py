@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy
 
+from .._dtypes import kind_of
 from ._errors import CorruptDatasetError, SchemaError
 from ._schema import Field, Schema
 
@@ -55,7 +56,7 @@ def _cast(a: numpy.ndarray, typed: bool, f: Field) -> numpy.ndarray:
         return a
     if typed and numpy.can_cast(a.dtype, f.dtype, "safe"):
         return a.astype(f.dtype)
-    if not typed and a.dtype.kind in "biuf" and a.dtype.kind != "O":
+    if not typed and kind_of(a.dtype) in "biuf" and kind_of(a.dtype) != "O":
         # Python numbers and lists: accept them when the values survive the conversion exactly.
         b = a.astype(f.dtype)
         with numpy.errstate(invalid="ignore"):

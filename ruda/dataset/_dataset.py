@@ -11,6 +11,7 @@ from typing import Any
 import numpy
 
 from .._creation import asarray
+from .._dtypes import kind_of
 from ._cache import ChunkCache
 from ._chunks import columns, decode_chunk, encode_chunk, field_batch, field_record
 from ._errors import CorruptDatasetError, DatasetError, SchemaError
@@ -408,7 +409,7 @@ class Dataset:
                     f"ruda.dataset: a boolean mask needs shape ({self._n},), got {idx.shape}"
                 )
             return numpy.flatnonzero(idx), True
-        if idx.ndim != 1 or (idx.size and idx.dtype.kind not in "iu"):
+        if idx.ndim != 1 or (idx.size and kind_of(idx.dtype) not in "iu"):
             raise TypeError(
                 "ruda.dataset: records are indexed by int, slice or a 1-d list of ints, not "
                 f"{key!r}"

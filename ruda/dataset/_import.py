@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy
 
+from .._dtypes import kind_of
 from ._chunks import _host
 from ._dataset import DEFAULT_CHUNK_BYTES, Dataset, create, open
 from ._errors import SchemaError
@@ -145,7 +146,7 @@ def _parse_column(
     name: str, values: list[str], dtype: numpy.dtype | None, line0: int
 ) -> numpy.ndarray:
     """A CSV column as ``dtype`` (inferred: int64, else float64); errors name column and line."""
-    kind = None if dtype is None else dtype.kind
+    kind = None if dtype is None else kind_of(dtype)
     try:
         if kind in (None, "i", "u", "b"):
             a = numpy.array([int(v) for v in values], dtype=numpy.int64)

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .._dtypes import kind_of
 from ._comm import Comm
 from ._errors import CommTimeoutError, DistributedError
 from ._wait import run, sends_pending
@@ -247,7 +248,7 @@ def reduce_plan(x: Any, op: str) -> tuple[Any, str, str, Callable[[Any], Any]]:
         return flat, "uint8", _BOOL_OPS[op], _retype(np.dtype(bool))
     if name in WIDEN:
         return x.astype(np.dtype(WIDEN[name])), WIDEN[name], op, lambda r: r.astype(x.dtype)
-    if x.dtype.kind == "c":
+    if kind_of(x.dtype) == "c":
         part = np.dtype(f"float{x.dtype.itemsize * 4}")
         pairs = x.view_of(x.offset, x.shape + (2,), tuple(2 * s for s in x._strides) + (1,))
         pairs.dtype = part

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from .._dtypes import kind_of
 from ._comm import Comm
 from ._nccl import byte_view, nccl_comm, reduce_plan
 
@@ -56,7 +57,7 @@ def concat_blocks(buf: Any, ax: int) -> Any:
 def _reduced(c: Comm, t: Any, x: Any, op: str, fname: str, launch) -> Any:
     """Run a reduction collective on ``x`` mapped to NCCL's types; ``launch(nc, send, type, op)``
     queues the call and returns the raw result."""
-    if x.dtype.kind == "c" and op == "prod":
+    if kind_of(x.dtype) == "c" and op == "prod":
         return None  # complex multiplication is not elementwise on (re, im): the caller gathers
     send, tname, nop, finish = reduce_plan(_contiguous(x), op)
     nc = _nc(c, x, fname, t)
@@ -112,7 +113,7 @@ def all_gather(c: Comm, t: Any, x: Any, ax: int) -> Any:
 
 def reduce_scatter(c: Comm, t: Any, x: Any, op: str, ax: int) -> Any:
     blocks = split_blocks(x, ax, c.size)
-    if blocks.dtype.kind == "c" and op == "prod":
+    if kind_of(blocks.dtype) == "c" and op == "prod":
         full = all_reduce(c, t, blocks, op)
         return full[c.rank].copy()
 
@@ -179,7 +180,7 @@ def reduce(c: Comm, t: Any, x: Any, op: str, root: int) -> Any:
             nc.stream()))  # fmt: skip
         return out
 
-    if x.dtype.kind == "c" and op == "prod":
+    if kind_of(x.dtype) == "c" and op == "prod":
         r = all_reduce(c, t, x, op)
     else:
         r = _reduced(c, t, x, op, "reduce", launch)

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from .._dtypes import kind_of
 from ._mpi import mpi
 from ._signature import OPS
 
@@ -17,7 +18,7 @@ def mpi_op(fname: str, op: Any, dtype: np.dtype) -> Any:
     if op not in OPS:
         raise ValueError(f"ruda.distributed.{fname}: op must be one of {OPS}, got {op!r}")
     MPI = mpi()
-    kind = dtype.kind
+    kind = kind_of(dtype)
     if kind == "b":
         # Note: MPI has no arithmetic on booleans; NumPy's add/multiply/min/max of bools are
         # logical or/and, and that is what these compute.

@@ -8,6 +8,7 @@ import numpy as np
 
 from .._array import Array
 from .._devices import Device
+from .._dtypes import bfloat16
 from .._validation import as_array, common_device
 
 # The same class as NumPy's, so ``except numpy.linalg.LinAlgError`` catches ruda's errors too.
@@ -40,10 +41,19 @@ class SVDResult(NamedTuple):
     Vh: Array
 
 
+# The functions that factor their input: LAPACK, cuSOLVER and ruda's kernels take no 16-bit floats.
+_FACTORING = frozenset(
+    "cholesky det slogdet eigh eigvalsh eig eigvals qr svd svdvals inv solve pinv cond".split()
+)
+
+
 def matrix_arg(x: Any, fname: str, arg: str = "x") -> Array:
     """An array with at least 2 dimensions (LinAlgError otherwise)."""
     if type(x) is not Array:
         x = as_array(x, f"linalg.{fname}", arg)
+    if fname in _FACTORING and x.dtype is bfloat16:
+        # As NumPy answers float16 (NumPy's linalg would take bfloat16 to float64 silently).
+        raise TypeError(f"ruda.linalg.{fname}: array type bfloat16 is unsupported in linalg")
     if x._data.ndim < 2:
         raise LinAlgError(
             f"ruda.linalg.{fname}: {arg} must have at least 2 dimensions, got shape {x.shape}"

@@ -18,6 +18,7 @@ import numpy as np
 
 from .._array import Array, _wrap
 from .._devices import Device, resolve
+from .._dtypes import kind_of
 from .._validation import as_array, dtype_arg, normalize_axis, shape_arg
 from . import _words as W
 from ._philox import Philox
@@ -540,7 +541,7 @@ def _is_int(x: Any) -> bool:
 
 def _host_ints(x: Any, fname: str, arg: str) -> np.ndarray:
     h = np.asarray(x.to_device("cpu")) if isinstance(x, Array) else np.asarray(x)
-    if h.dtype.kind not in "iub":
+    if kind_of(h.dtype) not in "iub":
         raise TypeError(f"ruda.{fname}: {arg} must be integers, got dtype {h.dtype}")
     return h
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from .._devices import CPU, Device
 from .._dispatch import lookup
+from .._dtypes import kind_of
 
 __all__ = ["Philox", "SeedSequence"]
 
@@ -56,7 +57,7 @@ def seed_to_key(seed: Any) -> tuple[int, int]:
             return (s & _M32, (s >> 32) & _M32)
         return seed_to_key(np.random.SeedSequence(s))
     ints = np.asarray(seed)
-    if ints.dtype.kind not in "iu" and ints.size:
+    if kind_of(ints.dtype) not in "iu" and ints.size:
         raise TypeError(f"ruda.random: seed must be a sequence of ints, got dtype {ints.dtype}")
     if ints.size and ints.min() < 0:
         raise ValueError("ruda.random: seed values must be non-negative")

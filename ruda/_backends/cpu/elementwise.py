@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..._dispatch import register
+from ..._dtypes import kind_of
 
 
 def _finish(r: np.ndarray, fixed: np.ndarray, mask: np.ndarray, out: Any) -> np.ndarray:
@@ -26,7 +27,7 @@ def floor_divide(a: Any, b: Any, out: Any = None, **kw: Any) -> np.ndarray:
     # where NumPy gives NaN and -1 (its floor of the exact quotient).
     an, bn = np.asarray(a), np.asarray(b)
     fix = None
-    if "where" not in kw and (an.dtype.kind == "f" or bn.dtype.kind == "f"):
+    if "where" not in kw and (kind_of(an.dtype) == "f" or kind_of(bn.dtype) == "f"):
         ia, ib = np.isinf(an), np.isinf(bn)
         if ia.any() or ib.any():
             with np.errstate(all="ignore"):  # before the call: out may be a's own buffer
@@ -43,7 +44,7 @@ def floor_divide(a: Any, b: Any, out: Any = None, **kw: Any) -> np.ndarray:
 def _subnormal_divisors(b: Any) -> tuple[Any, float] | None:
     """The mask of divisors with only subnormal parts (not 0) and the power of two lifting them."""
     b = np.asarray(b)
-    if b.dtype.kind != "c":
+    if kind_of(b.dtype) != "c":
         return None
     info = np.finfo(b.dtype)
     small = (np.maximum(np.abs(b.real), np.abs(b.imag)) < info.tiny) & (b != 0)
@@ -57,7 +58,7 @@ def divide(a: Any, b: Any, out: Any = None, **kw: Any) -> np.ndarray:
     hot = out is None and not kw
     if hot:  # the hot path: one ufunc call and a dtype check
         r = np.divide(a, b)
-        if r.dtype.kind != "c":
+        if kind_of(r.dtype) != "c":
             return r
     fix = None if "where" in kw else _subnormal_divisors(b)
     if fix is None:
@@ -72,7 +73,7 @@ def divide(a: Any, b: Any, out: Any = None, **kw: Any) -> np.ndarray:
 def _scaled_quotient(a: Any, b: Any, k: float, kw: dict) -> np.ndarray:
     def scaled(v: Any) -> np.ndarray:
         v = np.asarray(v)
-        if v.dtype.kind != "c":
+        if kind_of(v.dtype) != "c":
             return v * k
         w = v.copy()  # by parts: v * (k + 0j) would turn a -0 part into +0
         w.real, w.imag = v.real * k, v.imag * k
@@ -87,7 +88,7 @@ def expm1(x: Any, out: Any = None, **kw: Any) -> np.ndarray:
     # expm1(±0 + 0j) is +0 + 0j (NumPy keeps the -0); on the real axis expm1(x) + 0j where
     # NumPy's exp(x) * sin(0) is inf * 0 = NaN once exp(x) overflows.
     xn = np.asarray(x)
-    if xn.dtype.kind != "c" or "where" in kw:
+    if kind_of(xn.dtype) != "c" or "where" in kw:
         return np.expm1(x, out=out, **kw)
     bad = ~np.isfinite(xn)
     zero = xn == 0
@@ -109,7 +110,7 @@ def expm1(x: Any, out: Any = None, **kw: Any) -> np.ndarray:
 def tanh(x: Any, out: Any = None, **kw: Any) -> np.ndarray:
     # tanh(±inf + bj) for finite b is ±1 ± 0j (sign of b); NumPy's sign of zero varies.
     r = np.tanh(x, out=out, **kw)
-    if r.dtype.kind != "c" or "where" in kw:
+    if kind_of(r.dtype) != "c" or "where" in kw:
         return r
     x = np.asarray(x)
     bad = np.isinf(x.real) & np.isfinite(x.imag)
@@ -127,7 +128,7 @@ def log1p(x: Any, out: Any = None, **kw: Any) -> np.ndarray:
     # Where |z| overflows NumPy's loop gives inf (its hypot is not scaled); log(1 + z) is exact
     # there (NumPy's complex log scales).
     xn = np.asarray(x)
-    if xn.dtype.kind != "c" or "where" in kw:
+    if kind_of(xn.dtype) != "c" or "where" in kw:
         return np.log1p(x, out=out, **kw)
     with np.errstate(all="ignore"):
         size = np.abs(xn)
@@ -152,7 +153,7 @@ def sign(x: Any, out: Any = None, **kw: Any) -> np.ndarray:
     # 1+1j for (t+tj) and parts near the largest float (|z| overflows) 0+1j for (m+mj); scaling
     # z by a power of two first keeps the direction exact.
     xn = np.asarray(x)
-    if xn.dtype.kind != "c" or "where" in kw:
+    if kind_of(xn.dtype) != "c" or "where" in kw:
         return np.sign(x, out=out, **kw)
     info = np.finfo(xn.dtype)
     with np.errstate(all="ignore"):  # before the call: out may be x's own buffer

@@ -5,13 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..._dispatch import register
+from ..._dtypes import kind_of
 
 _COMPLEX = {np.dtype(np.float32): np.complex64, np.dtype(np.float16): np.complex64}
 
 
 def _complex_of(x: np.ndarray) -> type:
     """The complex dtype matching x's precision (float32 -> complex64, else complex128)."""
-    if x.dtype.kind == "c":
+    if kind_of(x.dtype) == "c":
         return x.dtype.type
     return _COMPLEX.get(x.dtype, np.complex128)
 

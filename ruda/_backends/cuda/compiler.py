@@ -166,6 +166,8 @@ def _slot(npdt: Any) -> str:
     import numpy as np
 
     d = np.dtype(npdt)
+    if d.kind not in _CODES:  # bfloat16 ("V"): kernels take 16-bit floats' scalars as float32
+        raise TypeError(f"ruda kernels: no scalar argument of dtype {d}")
     code = _CODES[d.kind][d.itemsize]
     return code + (f"{8 - d.itemsize}x" if d.itemsize < 8 else "")
 

@@ -14,9 +14,9 @@ import numpy as np
 
 from ..gpu.backend import Contexts
 
-# The dtypes the kernels render (NumPy kinds and sizes): all 13 of the standard's and float16.
-SUPPORTED = frozenset("bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 float32 "
-                      "float64 complex64 complex128".split())  # fmt: skip
+# The dtypes the kernels render: all 13 of the standard's, float16 and bfloat16.
+SUPPORTED = frozenset("bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 bfloat16 "
+                      "float32 float64 complex64 complex128".split())  # fmt: skip
 
 
 class Context:

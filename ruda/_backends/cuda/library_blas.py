@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ... import _dtypes as dt
+from ..._dtypes import kind_of
 from ..._kernels import ir, tune
 from ..._kernels import matmul as km
 from ..._ops import OPS
@@ -38,7 +39,14 @@ from . import ops as _ops
 from .array import CudaArray
 
 # cudaDataType and cublasComputeType_t values (library_types.h, cublas_api.h).
-_CUDA_TYPE = {"float16": 2, "float32": 0, "float64": 1, "complex64": 4, "complex128": 5}
+_CUDA_TYPE = {
+    "float16": 2,
+    "bfloat16": 14,
+    "float32": 0,
+    "float64": 1,
+    "complex64": 4,
+    "complex128": 5,
+}
 _COMPUTE_32F, _COMPUTE_32F_TF32, _COMPUTE_64F = 68, 77, 70
 _GEMM_DEFAULT = -1
 _OP_N, _OP_T = 0, 1
@@ -94,7 +102,7 @@ def real_view(x: CudaArray) -> CudaArray:
 
 def copy_into(dst: CudaArray, src: CudaArray) -> None:
     """``dst[...] = src`` (broadcast), casting across real and complex dtypes."""
-    dc, sc = dst.dtype.kind == "c", src.dtype.kind == "c"
+    dc, sc = kind_of(dst.dtype) == "c", kind_of(src.dtype) == "c"
     if dc and sc:
         _ops.assign(real_view(dst), real_view(src))
     elif dc:
@@ -126,7 +134,7 @@ def fresh(x: CudaArray, dtype: Any = None) -> CudaArray:
 
 def conj_(x: CudaArray) -> CudaArray:
     """Conjugate a complex array in place (negate the imaginary parts)."""
-    if x.dtype.kind == "c":
+    if kind_of(x.dtype) == "c":
         im = real_view(x)[..., 1]
         _ops.apply(OPS["negative"], (im,), out=im)
     return x
@@ -135,7 +143,7 @@ def conj_(x: CudaArray) -> CudaArray:
 def scale_(x: CudaArray, s: float) -> CudaArray:
     """Multiply ``x`` by the real scalar ``s`` in place."""
     if s != 1.0 and x.size:
-        v = real_view(x) if x.dtype.kind == "c" else x
+        v = real_view(x) if kind_of(x.dtype) == "c" else x
         _ops.apply(OPS["multiply"], (v, float(s)), out=v)
     return x
 
@@ -164,7 +172,7 @@ def result_dtype(fname: str, *dtypes: np.dtype) -> np.dtype:
 
 
 def cublas_multiplies(r: np.dtype) -> bool:
-    """Whether cuBLAS multiplies into dtype ``r`` (float16/32/64, complex64/128)."""
+    """Whether cuBLAS multiplies into dtype ``r`` (float16, bfloat16, float32/64, complex64/128)."""
     return r.name in _CUDA_TYPE
 
 
@@ -226,7 +234,12 @@ def _scalars(r: np.dtype) -> tuple[np.ndarray, np.ndarray, int]:
         c = _COMPUTE_32F_TF32
     else:
         c = _COMPUTE_32F
-    st = {"float16": np.float32, "float32": np.float32, "float64": np.float64}.get(r.name, r.type)
+    st = {
+        "float16": np.float32,
+        "bfloat16": np.float32,
+        "float32": np.float32,
+        "float64": np.float64,
+    }.get(r.name, r.type)
     return np.ones(1, st), np.zeros(1, st), c
 
 
@@ -363,12 +376,12 @@ def vecdot(a: CudaArray, b: CudaArray, axis: int = -1) -> CudaArray:
         x, _ = moved_last(x, [ax])
         views.append(x)
     a, b = views
-    if r.kind in "biu":  # cuBLAS has no integer GEMM: multiply, then ruda's sum kernel
+    if kind_of(r) in "biu":  # cuBLAS has no integer GEMM: multiply, then ruda's sum kernel
         from .reductions import LIBRARY as _red
 
         p = _ops.apply(OPS["multiply"], (a, b))
         return _red["sum"](p, axis=p.ndim - 1, dtype=r)
-    if r.kind == "c" and a.dtype.kind == "c":
+    if kind_of(r) == "c" and kind_of(a.dtype) == "c":
         a = conj_(fresh(a, r))
     out_shape = tuple(np.broadcast_shapes(a.shape[:-1], b.shape[:-1]))
     k = a.shape[-1]

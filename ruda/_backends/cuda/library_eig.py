@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._dtypes import kind_of
 from ..._kernels import ir
 from ..._kernels import linalg_eig_vectors as kv
 from ..._kernels import linalg_steps as ks
@@ -53,7 +54,7 @@ def _source_dtype(x: CudaArray, fname: str) -> np.dtype:
     """The dtype Xgeev works in: float16 as float32, integers and booleans as float64."""
     d = np.dtype(x.dtype)
     eig_dtype(d, fname)  # TypeError for dtypes linalg does not take
-    if d.kind in "biu":
+    if kind_of(d) in "biu":
         return np.dtype(np.float64)
     return np.dtype(np.float32) if d.name == "float16" else d
 
@@ -68,7 +69,7 @@ def _geev(x: CudaArray, vectors: bool, fname: str) -> tuple[CudaArray, CudaArray
     ctx, n, lead = x.ctx, x.shape[-1], x.shape[:-2]
     batch = math.prod(lead)
     src, cdt = _source_dtype(x, fname), eig_dtype(x.dtype, fname)
-    real = src.kind == "f"
+    real = kind_of(src) == "f"
     w = new(ctx, (*lead, n), cdt)
     if x.size == 0:
         return w, new(ctx, (*lead, n, n), cdt)

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._dtypes import kind_of
 from .array import CudaArray
 from .library_blas import conj_, contiguous, copy_into, fresh, moved_last, new, on, scale_, zero
 
@@ -32,7 +33,7 @@ _PLAN_LIMIT = 64
 
 def _types(dtype: np.dtype) -> tuple[np.dtype, np.dtype]:
     """(complex, real) working dtypes: single precision stays single, the rest is double."""
-    if dtype.name in ("float16", "float32", "complex64"):
+    if dtype.name in ("float16", "bfloat16", "float32", "complex64"):
         return np.dtype(np.complex64), np.dtype(np.float32)
     return np.dtype(np.complex128), np.dtype(np.float64)
 
@@ -142,7 +143,7 @@ def _one(inverse: bool) -> Any:
 
 
 def rfft(x: CudaArray, n: int | None = None, axis: int = -1, norm: str = "backward") -> Any:
-    if x.dtype.kind == "c":
+    if kind_of(x.dtype) == "c":
         raise TypeError("ruda.fft.rfft: x must be real, got a complex array")
     axis %= x.ndim
     n = x.shape[axis] if n is None else int(n)
@@ -181,7 +182,7 @@ def _many(inverse: bool) -> Any:
 
 
 def rfftn(x: CudaArray, s: Any = None, axes: Any = None, norm: str = "backward") -> Any:
-    if x.dtype.kind == "c":
+    if kind_of(x.dtype) == "c":
         raise TypeError("ruda.fft.rfftn: x must be real, got a complex array")
     ax, s = _axes(x, s, axes)
     lengths = [x.shape[a] for a in ax] if s is None else s

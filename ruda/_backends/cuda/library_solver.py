@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._dtypes import kind_of
 from ..._ops import OPS
 from . import ops as _ops
 from .array import CudaArray
@@ -49,7 +50,7 @@ _REAL = {
 def _dtype(x: Any, fname: str) -> np.dtype:
     """The working dtype of an array (or dtype): integers and booleans become float64."""
     d = np.dtype(getattr(x, "dtype", x))
-    if d.kind in "biu":
+    if kind_of(d) in "biu":
         return np.dtype(np.float64)
     if d.name not in _PREFIX:
         raise TypeError(f"ruda.linalg.{fname}: array type {d} is unsupported in linalg")
@@ -110,7 +111,7 @@ def _triangle_(y: CudaArray, lower: bool) -> CudaArray:
         m = tri(np.ones((rows, cols), real))
         mask = _MASKS[key] = upload(y.ctx, m)
     v = y
-    if y.dtype.kind == "c":
+    if kind_of(y.dtype) == "c":
         v = real_view(y)
         mask = mask.view_of(mask.offset, (rows, cols, 1), (cols, 1, 0))
     _ops.apply(OPS["multiply"], (v, mask), out=v)

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._dtypes import kind_of
 from ..._kernels import ir
 from ..._kernels.mathlib import isnan
 from ..._ops import OPS
@@ -49,7 +50,7 @@ def _key_kernel(t: ir.Type, ndim: int | None) -> ir.Kernel:
     body: list[Any] = [ir.Let(i, ir.Builtin("gid", 0)), ir.If(i >= n.var, (ir.Return(),))]
     strided, at_src, at_dst = map_layout(i, ndim)
     params = [n, *strided]
-    work = ir.F32 if t is ir.F16 else t  # float16 computes in float32
+    work = ir.F32 if t.is_half else t  # float16 and bfloat16 compute in float32
     v = ir.Var("v", work)
     body.append(ir.Let(v, ir.cast(src[at_src], work)))
     zero, nan = ir.Const(0.0, work), ir.Const(float("nan"), work)
@@ -71,7 +72,7 @@ def _prepare(x: CudaArray, axis: int | None, descending: bool) -> tuple[CudaArra
         xt = xt[..., ::-1]
     y = new(x.ctx, xt.shape, x.dtype)
     if y.size:
-        if x.dtype.kind == "f":  # one NaN, one zero
+        if kind_of(x.dtype) == "f":  # one NaN, one zero
             t = ir.type_of(x.dtype)
             _ops.launch_map(x.ctx, lambda nd: _key_kernel(t, nd), [xt], y)
         else:

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._dtypes import is_half
 from ..._kernels import ir, tune
 from ..._ops import Op
 from ..gpu import kernels, views
@@ -73,8 +74,9 @@ class CudaOps(GpuOps):
         return context(index)
 
     def cast_source(self, value: CudaArray, dst: np.dtype) -> CudaArray:
-        if value.dtype == np.float16 and dst == np.bool_:
-            # The cast kernel tests float16 bits against 0, which calls -0.0 True: go via float32.
+        if is_half(value.dtype) and dst == np.bool_:
+            # The cast kernel tests 16-bit float bits against 0, which calls -0.0 True: go via
+            # float32.
             return self.astype(value, np.float32)
         return value
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._dtypes import kind_of
 from .compose_numeric import _complex
 from .compose_stats import _arrays
 
@@ -33,12 +34,12 @@ def nan_to_num(x: Any, copy: bool = True, nan: Any = 0.0, posinf: Any = None,
     """NaN -> ``nan``, +-inf -> ``posinf``/``neginf`` (default: the dtype's largest finite
     values), complex parts each; other dtypes unchanged. ``copy=False`` writes ``x`` in place."""
     rd, a = _arrays(x)
-    if x.dtype.kind not in "fc":
+    if kind_of(x.dtype) not in "fc":
         return x if not copy else rd.astype(a, a.dtype, copy=True)._data
     info = np.finfo(x.dtype)  # of the parts, for complex
     hi = float(info.max) if posinf is None else posinf
     lo = float(info.min) if neginf is None else neginf
-    if x.dtype.kind == "c":
+    if kind_of(x.dtype) == "c":
         re, im = (_finite(rd, p, nan, hi, lo) for p in (rd.real(a), rd.imag(a)))
         r = _complex(rd, re, im)
     else:
@@ -62,7 +63,7 @@ def _inf_test(name: str, positive: bool) -> Any:
 def iscomplex(x: Any) -> Any:
     """Whether each imaginary part is nonzero (all False for a real dtype)."""
     rd, a = _arrays(x)
-    if x.dtype.kind == "c":
+    if kind_of(x.dtype) == "c":
         return (rd.imag(a) != 0)._data
     return rd.zeros(a.shape, dtype=rd.bool, device=a.device)._data
 
@@ -70,7 +71,7 @@ def iscomplex(x: Any) -> Any:
 def isreal(x: Any) -> Any:
     """Whether each imaginary part is zero (all True for a real dtype)."""
     rd, a = _arrays(x)
-    if x.dtype.kind == "c":
+    if kind_of(x.dtype) == "c":
         return (rd.imag(a) == 0)._data
     return rd.ones(a.shape, dtype=rd.bool, device=a.device)._data
 
@@ -78,7 +79,7 @@ def isreal(x: Any) -> Any:
 def real_if_close(a: Any, tol: float = 100) -> Any:
     """The real part if every imaginary part is below ``tol`` (in machine epsilons when
     ``tol > 1``), else ``a`` itself."""
-    if a.dtype.kind != "c":
+    if kind_of(a.dtype) != "c":
         return a
     rd, z = _arrays(a)
     if tol > 1:

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._dtypes import kind_of
 from .compose_stats import _arrays
 
 # Cephes' Chebyshev coefficients for exp(-x) I0(x) on [0, 8] (in x/2 - 2) and for
@@ -54,14 +55,14 @@ def sinc(x: Any) -> Any:
     y = np.pi * a
     k = y._data.dtype
     # NumPy's where(x, x, eps): any nonzero (complex too) is kept
-    y = rd.where(y != 0, y, float(np.finfo(k).eps) if k.kind == "f" else 1e-20)
+    y = rd.where(y != 0, y, float(np.finfo(k).eps) if kind_of(k) == "f" else 1e-20)
     return (rd.sin(y) / y)._data
 
 
 def angle(z: Any, deg: bool = False) -> Any:
     """The argument ``arctan2(imag, real)``, in degrees with ``deg``."""
     rd, a = _arrays(z)
-    if z.dtype.kind == "c":
+    if kind_of(z.dtype) == "c":
         r = rd.atan2(rd.imag(a), rd.real(a))
     else:  # NumPy's arctan2(0, z), 0 weak: int16 -> float32, bool (0 is int64) -> float64
         k = np.result_type(0, z.dtype)
@@ -77,9 +78,9 @@ def i0(x: Any) -> Any:
     stacked on a new first axis, then ``where`` picks each element's: one pass of launches.
     """
     rd, a = _arrays(x)
-    if x.dtype.kind == "c":
+    if kind_of(x.dtype) == "c":
         raise TypeError("ruda.i0: i0 not supported for complex values")
-    if x.dtype.kind != "f":
+    if kind_of(x.dtype) != "f":
         a = rd.astype(a, rd.float64)
     a = rd.abs(a)
     t = rd.stack([a / 2.0 - 2, 32.0 / a - 2.0])
@@ -101,7 +102,7 @@ def unwrap(p: Any, discont: Any = None, axis: int = -1, period: Any = 2 * np.pi)
     dd = rd.diff(a, axis=axis)
     dt = np.result_type(dd._data.dtype, period)  # a Python period is weak, as in NumPy
     discont = period / 2 if discont is None else discont
-    if dt.kind in "iu":
+    if kind_of(dt) in "iu":
         high, rem = divmod(period, 2)
         ambiguous = rem == 0
     else:
@@ -149,7 +150,7 @@ def _power_of_ten(n: int) -> float:
 
 def _round_real(rd: Any, a: Any, decimals: int, target: Any) -> Any:
     """NumPy's PyArray_Round of a real array: scale, rint in ``target``'s dtype, unscale."""
-    kind = a._data.dtype.kind
+    kind = kind_of(a._data.dtype)
     if decimals >= 0 and kind in "iu":
         return a if target is None else rd.astype(a, _dtype(rd, target))
     if decimals == 0:
@@ -176,8 +177,8 @@ def round_decimals(x: Any, decimals: int = 0, out: Any = None) -> Any:
     array([20, 20, 40])
     """
     rd, a = _arrays(x)
-    target = None if out is None or x.dtype.kind == "c" else out.dtype
-    if x.dtype.kind == "c":
+    target = None if out is None or kind_of(x.dtype) == "c" else out.dtype
+    if kind_of(x.dtype) == "c":
         parts = (rd.real(a), rd.imag(a))
         r = _complex(rd, *(_round_real(rd, p, decimals, None) for p in parts))
     else:

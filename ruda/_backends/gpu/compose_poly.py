@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from ..._dtypes import kind_of
+
 
 def _ruda() -> Any:
     import ruda
@@ -281,7 +283,7 @@ def roots(p: Any) -> Any:
         first = rd.reshape(-a[1:] / a[0], (1, n - 1))
         sub = rd.eye(n - 1, k=-1, dtype=a.dtype, device=a.device)[1:]
         r = _eigvals(rd, rd.concat([first, sub], axis=0), "roots")
-        if a.dtype.kind == "f":  # NumPy: real roots of real coefficients come back real
+        if kind_of(a.dtype) == "f":  # NumPy: real roots of real coefficients come back real
             # Note: the GPU eigensolver works in complex arithmetic, so "real" means imaginary
             # parts at rounding level here, where LAPACK decides it structurally.
             eps = float(np.finfo(a.dtype).eps)

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._dtypes import kind_of
 from .compose_stats import _arrays, rows_over
 
 METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
@@ -36,7 +37,7 @@ def _gathers(q: Any, method: str, fname: str) -> bool:
         return True
     if method != "linear" or "percentile" in fname:
         return False
-    return _q_dtype(q).kind in "iu"
+    return kind_of(_q_dtype(q)) in "iu"
 
 
 def _interp_dtype(x_dtype: np.dtype, q: Any, fname: str) -> np.dtype:
@@ -46,7 +47,7 @@ def _interp_dtype(x_dtype: np.dtype, q: Any, fname: str) -> np.dtype:
     if type(q) in (int, float):
         return x_dtype if x_dtype.kind == "f" else np.dtype(np.float64)
     qdt = _q_dtype(q)
-    return np.result_type(x_dtype, qdt if qdt.kind == "f" else np.float64)
+    return np.result_type(x_dtype, qdt if kind_of(qdt) == "f" else np.float64)
 
 
 def _quantile(fname: str, x: Any, q: Any, axis: Any, method: str, keepdims: bool,

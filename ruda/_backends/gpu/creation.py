@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ... import _dtypes as dt
+from ..._dtypes import kind_of
 from .views import as_shape
 
 
@@ -40,7 +41,7 @@ def arange_chunks(n: int, chunk: int, work: np.dtype, start: Any, step: Any,
     bits = 8 * work.itemsize
     for c0 in range(0, n, chunk):
         m = min(chunk, n - c0)
-        if work.kind == "f":
+        if kind_of(work) == "f":
             if n <= 1 << 32:
                 sec = start + step if second is None else second
                 p = {"base": c0, "start": float(start), "step": float(step), "second": float(sec)}
@@ -50,7 +51,7 @@ def arange_chunks(n: int, chunk: int, work: np.dtype, start: Any, step: Any,
                      "second": float(first + step)}  # fmt: skip
         else:
             first = (int(start) + c0 * int(step)) % (1 << bits)
-            if work.kind == "i" and first >> (bits - 1):
+            if kind_of(work) == "i" and first >> (bits - 1):
                 first -= 1 << bits
             p = {"base": 0, "start": first, "step": int(step)}
         yield c0, m, p
@@ -144,7 +145,9 @@ class CreationOps:
         if stop is None:
             start, stop = 0, start
         npdt = self._dtype(ctx, dtype, np.result_type(start, stop, step), "arange")
-        if npdt.kind == "c":  # real arguments (the namespace's check): NumPy's real fill, widened
+        if (
+            kind_of(npdt) == "c"
+        ):  # real arguments (the namespace's check): NumPy's real fill, widened
             part = np.dtype(np.float32 if npdt == np.complex64 else np.float64)
             return self.astype(self.arange(start, stop, step, dtype=part, device=device), npdt)
         if all(isinstance(v, (int, np.integer)) for v in (start, stop, step)):
@@ -152,16 +155,16 @@ class CreationOps:
         else:
             n = max(0, math.ceil((stop - start) / step))
         # 8- and 16-bit types (and float16, stored as bits) are computed in 32 bits, then converted.
-        if npdt.itemsize >= 4 and npdt.kind != "b":
+        if npdt.itemsize >= 4 and kind_of(npdt) != "b":
             work = npdt
         else:
-            work = np.dtype(np.float32 if npdt.kind == "f" else np.int32)
+            work = np.dtype(np.float32 if kind_of(npdt) == "f" else np.int32)
         out = ctx.allocator.empty((n,), work)
         second = None
-        if work.kind == "u":  # unsigned arithmetic wraps: a negative step works modulo 2^bits
+        if kind_of(work) == "u":  # unsigned arithmetic wraps: a negative step works modulo 2^bits
             mod = 1 << (8 * work.itemsize)
             start, step = int(start) % mod, int(step) % mod
-        elif npdt.kind == "f":
+        elif kind_of(npdt) == "f":
             # NumPy's fill: its first two values in the result dtype, then start + i * delta
             # with delta = second - start, in the working type (float16's fill is in float32)
             first, second = npdt.type(start), npdt.type(start + step)

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._dtypes import kind_of
 from ..._kernels import fft as kf
 from ..._kernels import fft_bluestein as kb
 from ..._kernels import ir, tune
@@ -33,7 +34,7 @@ _TABLE_LIMIT = 64
 
 def working_types(dtype: np.dtype) -> tuple[np.dtype, np.dtype]:
     """(complex, real) working dtypes: single precision stays single, the rest is double."""
-    if dtype.name in ("float16", "float32", "complex64"):
+    if dtype.name in ("float16", "bfloat16", "float32", "complex64"):
         return np.dtype(np.complex64), np.dtype(np.float32)
     return np.dtype(np.complex128), np.dtype(np.float64)
 
@@ -216,7 +217,7 @@ class Fft:
 
     def _r2c(self, x: Any, axis: int, n: int, scale: float, name: str) -> Any:
         """The first n//2 + 1 terms of the transform of real ``x`` along ``axis`` (a view)."""
-        if x.dtype.kind == "c":
+        if kind_of(x.dtype) == "c":
             raise TypeError(f"ruda.{name}: x must be real, got a complex array ({x.dtype})")
         c, _ = working_types(x.dtype)
         x.ctx.check_dtype(c, name)
@@ -255,7 +256,7 @@ class Fft:
     def hfft(self, x: Any, n: int | None = None, axis: int = -1, norm: str = "backward") -> Any:
         c, _ = working_types(x.dtype)
         x.ctx.check_dtype(c, "fft.hfft")
-        xc = self.ops.apply(_op("conj"), (x,)) if x.dtype.kind == "c" else x
+        xc = self.ops.apply(_op("conj"), (x,)) if kind_of(x.dtype) == "c" else x
         return self.irfft(xc, n, axis, _SWAP[norm or "backward"], name="fft.hfft")
 
     def ihfft(self, x: Any, n: int | None = None, axis: int = -1, norm: str = "backward") -> Any:

@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from ..._dtypes import kind_of
+
 
 def host(rd: Any, *values: Any) -> list[Any]:
     """0-d device arrays (one dtype) read back in one transfer, as NumPy scalars."""
@@ -24,7 +26,7 @@ def unsigned_subtract(a: Any, b: Any) -> Any:
     """NumPy's ``a - b`` for bin widths: signed integers subtract in the unsigned type (no
     overflow for a range spanning the whole type)."""
     dt = np.result_type(a, b)
-    if dt.kind == "i":
+    if kind_of(dt) == "i":
         u = np.dtype(f"u{dt.itemsize}")
         return np.subtract(np.asarray(a, dt), np.asarray(b, dt), casting="unsafe", dtype=u)
     return np.subtract(a, b, dtype=dt)

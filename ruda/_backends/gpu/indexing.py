@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._dtypes import kind_of
 from ..._kernels import gather as kg
 from ..._kernels import ir
 from ..._kernels.reduce import Launch, Plan, _cdiv
@@ -68,7 +69,7 @@ def upload(ctx: Any, ops: Any, v: Any, what: str) -> Any:
     a = np.asarray(v)
     if a.dtype == object:
         raise IndexError(f"{what} of type {type(v).__name__} is not a valid index")
-    if a.size == 0 and a.dtype.kind == "f":
+    if a.size == 0 and kind_of(a.dtype) == "f":
         a = a.astype(np.int64)  # NumPy: an empty list is an empty integer index
     return ctx.allocator.from_host(a)
 
@@ -115,7 +116,7 @@ class Key:
                 a = upload(ctx, ops, k, "an index array")
                 if a.dtype == np.bool_:
                     parts.append(_Bool0(x, a) if a.ndim == 0 else _Mask(a))
-                elif a.dtype.kind in "iu":
+                elif kind_of(a.dtype) in "iu":
                     parts.append(a)
                 else:
                     raise IndexError(
@@ -294,7 +295,7 @@ def value_of(x: Any, value: Any) -> Any:
         v = value.item() if isinstance(value, np.generic) else value
         return ops.constant(ctx, v, x.dtype)
     a = np.asarray(value)
-    if a.dtype.kind not in "biufc":
+    if kind_of(a.dtype) not in "biufc":
         raise TypeError(f"cannot assign {type(value).__name__} to an array on {ctx.name}")
     return ctx.allocator.from_host(a)
 
@@ -470,7 +471,7 @@ class Indexing:
             r = ops.copy(x[(slice(None),) * axis + (i,)])
         else:
             idx = upload(x.ctx, ops, indices, "indices")
-            if idx.dtype.kind not in "iu":
+            if kind_of(idx.dtype) not in "iu":
                 raise TypeError(f"indices must have an integer dtype, got {idx.dtype}")
             if math.prod(x.shape[:axis]) == 0:  # NumPy checks no index when nothing is taken
                 r = x.ctx.allocator.empty((*x.shape[:axis], *idx.shape, *x.shape[axis + 1 :]),
@@ -487,7 +488,7 @@ class Indexing:
 
     def take_along_axis(self, x: Any, indices: Any, axis: int | None = -1) -> Any:
         idx = upload(x.ctx, self.ops, indices, "indices")
-        if idx.dtype.kind not in "iu":
+        if kind_of(idx.dtype) not in "iu":
             raise IndexError(f"indices must have an integer dtype, got {idx.dtype}")
         if axis is None:
             if idx.ndim != 1:

@@ -20,6 +20,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from ..._dtypes import kind_of
 from ..._kernels import ir
 from ..._kernels import linalg_qr_panel as kp
 from ..._kernels import linalg_steps as ks
@@ -60,7 +61,7 @@ def _scale(p: Any, a: Any, amax: Any, count: int, up: bool) -> None:
 
 def _adjoint(lin: Any, vp: Any) -> Any:
     """V^H of the panel view ``vp`` (a transposed view; conjugated into a copy if complex)."""
-    if vp.dtype.kind == "c":
+    if kind_of(vp.dtype) == "c":
         vp = lin.ops.apply(OPS["conj"], (vp,))
     return vp.mT
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._dtypes import is_half, kind_of
 from ..._kernels import ir
 from ..._kernels import linalg_compose as kc
 from ..._kernels.reduce import Launch, Plan
@@ -34,7 +35,7 @@ def work_dtype(d: Any, fname: str) -> np.dtype:
     (dtype('float64'), dtype('complex64'))
     """
     d = np.dtype(getattr(d, "dtype", d))
-    if d.kind in "biu":
+    if kind_of(d) in "biu":
         return np.dtype(np.float64)
     if d.name not in WORK_DTYPES:
         raise TypeError(f"ruda.linalg.{fname}: array type {d} is unsupported in linalg")
@@ -192,14 +193,14 @@ class LinalgBase:
 
     def matrix_norm(self, x: Any, keepdims: bool = False, ord: Any = "fro") -> Any:
         # NumPy takes float16 where no decomposition is needed (sums of |x|), in float16
-        half = x.dtype == np.float16 and ord not in (2, -2, "nuc")
+        half = is_half(x.dtype) and ord not in (2, -2, "nuc")
         r = x.dtype if half else work_dtype(x, "matrix_norm")
         ops, lib = self.ops, self.red.library()
         if ord in (2, -2, "nuc"):
             res = self._summary(x, {2: "max", -2: "min", "nuc": "sum"}[ord], "matrix_norm")
         else:
             y = ops.astype(x, r) if x.dtype != r else x
-            if y.dtype.kind == "c":  # every other norm is one of |x|
+            if kind_of(y.dtype) == "c":  # every other norm is one of |x|
                 y = ops.apply(OPS["abs"], (y,))
             if ord == "fro":
                 res = ops.apply(
@@ -247,7 +248,7 @@ class LinalgBase:
         resid = self._new(ctx, (0,), real_dtype(r))
         if int(rank.to_host()) == n and m > n:  # NumPy: residuals only for full-rank tall a
             diff = self.ops.apply(OPS["subtract"], (bm, self._gemm(af, xs)))
-            if diff.dtype.kind == "c":  # |diff|^2: real residuals, as NumPy's
+            if kind_of(diff.dtype) == "c":  # |diff|^2: real residuals, as NumPy's
                 diff = self.ops.apply(OPS["abs"], (diff,))
             resid = self.red.library()["sum"](self.ops.apply(OPS["multiply"], (diff, diff)), axis=0)
         return (xs.reshape(n) if vec else xs), resid, rank, s

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._dtypes import kind_of
 from ..._kernels import ir
 from ..._kernels import linalg_common as lc
 from ..._kernels import linalg_eig as ke
@@ -43,7 +44,7 @@ def eig_dtype(d: Any, fname: str) -> np.dtype:
     """The complex dtype of the result (and the work): complex64 for float16/float32/complex64,
     complex128 for float64/complex128 and for integers and booleans (as NumPy)."""
     d = np.dtype(getattr(d, "dtype", d))
-    if d.kind in "biu" or d.name in ("float64", "complex128"):
+    if kind_of(d) in "biu" or d.name in ("float64", "complex128"):
         return np.dtype(np.complex128)
     if d.name in _SINGLE:
         return np.dtype(np.complex64)

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ... import _dtypes as dt
+from ..._dtypes import kind_of
 from ..._errors import AxisError
 from ..._kernels import ir
 from ..._promotion import promote, with_scalar
@@ -61,7 +62,7 @@ def _pairs(v: Any, nd: int, what: str, ints: bool) -> np.ndarray:
     """NumPy's ``_as_pairs``: ``v`` broadcast to (before, after) per axis."""
     a = np.asarray(v)
     if ints:
-        if a.dtype.kind not in "iub":
+        if kind_of(a.dtype) not in "iub":
             raise TypeError(f"`{what}` must be of integral type.")
         a = a.astype(np.int64)
     try:
@@ -399,7 +400,7 @@ class Manipulation:
         if isinstance(repeats, self.ops.native):
             repeats = repeats.to_host()  # the output's shape depends on the values
         r = np.asarray(repeats)
-        if r.dtype.kind not in "iub":
+        if kind_of(r.dtype) not in "iub":
             raise TypeError(f"Cannot cast array data from {r.dtype!r} to dtype('int64') "
                             "according to the rule 'safe'")  # fmt: skip
         if r.ndim > 1:

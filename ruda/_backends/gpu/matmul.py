@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ... import _dtypes as dt
+from ..._dtypes import is_half, kind_of
 from ..._kernels import ir, tune
 from ..._kernels import matmul as km
 from ..._ops import OPS
@@ -44,7 +45,7 @@ def result_dtype(*dtypes: np.dtype, complex_ok: bool = True) -> np.dtype:
     r = dt.from_numpy(dtypes[0])
     for d in dtypes[1:]:
         r = promote(r, dt.from_numpy(d))
-    if r._np.kind == "c" and not complex_ok:
+    if kind_of(r._np) == "c" and not complex_ok:
         raise NotImplementedError("complex products are not implemented on this device yet")
     return r._np
 
@@ -219,8 +220,8 @@ class Products:
 
     def _small(self, a: Any, b: Any, r: np.dtype, y: Any) -> Any:
         """Many tiny products: one broadcast multiply ``(..., M, N, K)`` and a sum over K (a
-        workgroup per product would idle); float16 multiplies in float32, as the kernel does."""
-        if r == np.float16:
+        workgroup per product would idle); 16-bit floats multiply in float32, as the kernel does."""
+        if is_half(r):
             a, b = self.ops.astype(a, np.float32), self.ops.astype(b, np.float32)
         x = a.view_of(a.offset, (*a.shape[:-1], 1, a.shape[-1]),
                       (*a._strides[:-1], 0, a._strides[-1]))  # fmt: skip
@@ -228,7 +229,7 @@ class Products:
         z = bt.view_of(bt.offset, (*bt.shape[:-2], 1, *bt.shape[-2:]),
                        (*bt._strides[:-2], 0, *bt._strides[-2:]))  # fmt: skip
         p = self._apply("multiply", x, z)
-        s = self._sum(p, p.ndim - 1, r if r != np.float16 else np.float32)
+        s = self._sum(p, p.ndim - 1, np.float32 if is_half(r) else r)
         self.ops.assign(y, s)
         return y
 
@@ -320,7 +321,7 @@ class Products:
         r = result_dtype(a.dtype, b.dtype, complex_ok=True)
         nd = max(a.ndim, b.ndim)
         ax = axis % nd
-        if conj and r.kind == "c" and a.dtype.kind == "c":
+        if conj and r.kind == "c" and kind_of(a.dtype) == "c":
             a = self._apply("conj", a)  # the standard conjugates x1
         p = self._apply("multiply", a, b)
         return self._sum(p, axis=ax, dtype=r)
@@ -416,7 +417,7 @@ class Products:
     # -- norms ---------------------------------------------------------------------------------
     def _float(self, x: Any) -> Any:
         """``x`` as floats (NumPy's norms convert integers and bool to float64; complex stays)."""
-        return x if x.dtype.kind in "fc" else self.ops.astype(x, np.float64)
+        return x if kind_of(x.dtype) in "fc" else self.ops.astype(x, np.float64)
 
     def vector_norm(self, x: Any, axis: Any = None, keepdims: bool = False,
                     ord: float = 2) -> Any:  # fmt: skip

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ... import _dtypes as dt
+from ..._dtypes import kind_of
 from ..._kernels import cmath, ir
 from ..._kernels import elementwise as ew
 from ..._ops import OPS, Op
@@ -57,7 +58,7 @@ def loop_dtype(op: Op, rn: np.dtype) -> np.dtype:
             res = np.asarray(uf(*[np.ones(1, rn)] * op.arity)).dtype
     elif op.result == "bool":
         res = np.dtype(np.bool_)
-    elif op.category in _FLOAT_CATEGORIES and rn.kind != "f":
+    elif op.category in _FLOAT_CATEGORIES and kind_of(rn) != "f":
         res = np.promote_types(rn, np.float16)  # NumPy: int8 -> float16, int32 -> float64
     else:
         res = rn
@@ -209,7 +210,7 @@ class GpuOps(CreationOps):
         if not arr_dtypes:
             raise TypeError(f"{op.name}: expected at least one {kind} array operand")
         rn, result = result_dtype(op, arr_dtypes, scalars, kind)
-        if rn.kind == "c" and op.name not in cmath.OPS:
+        if kind_of(rn) == "c" and op.name not in cmath.OPS:
             # Note: NumPy orders complex (maximum, ...); the standard defines these for reals.
             raise TypeError(f"ruda.{op.name}: not defined for complex operands ({rn})")
         ctx.check_dtype(rn, op.name)
@@ -292,7 +293,7 @@ class GpuOps(CreationOps):
         if ctx is None:
             raise TypeError(f"ldexp: expected at least one {self.kind} array operand")
         d0, d1 = (a.dtype if hasattr(a, "dtype") else np.asarray(a).dtype for a in args)
-        if d1.kind not in "biu" or not np.can_cast(d1, np.int64):  # NumPy: no uint64 loop
+        if kind_of(d1) not in "biu" or not np.can_cast(d1, np.int64):  # NumPy: no uint64 loop
             raise TypeError(f"ldexp: the exponents must be integers that fit int64, got {d1}")
         f = np.ldexp.resolve_dtypes((d0, np.dtype(np.int64), None))[0]
         ctx.check_dtype(f, "ldexp")

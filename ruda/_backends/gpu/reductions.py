@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._dtypes import is_half, kind_of
 from ..._kernels import ir, tune
 from ..._kernels import reduce as kr
 from ..._ops import OPS
@@ -185,9 +186,9 @@ class Reductions:
         if fill is None:  # max/min: no identity, so NumPy asks for initial= (it fills empty slices)
             if initial is _NoValue:
                 raise ValueError(f"ruda.{op}: where= needs initial= ({op} has no identity)")
-            if x.dtype.kind == "b":
+            if kind_of(x.dtype) == "b":
                 fill = op == "min"
-            elif x.dtype.kind in "iu":
+            elif kind_of(x.dtype) in "iu":
                 fill = np.iinfo(x.dtype).min if op == "max" else np.iinfo(x.dtype).max
             else:
                 fill = -np.inf if op == "max" else np.inf
@@ -223,13 +224,13 @@ class Reductions:
         """(result dtype, accumulation dtype): NumPy's (float16 accumulates in float32)."""
         if dtype is not None:
             res = np.dtype(dtype)
-        elif x.dtype.kind in "fc":
+        elif kind_of(x.dtype) in "fc":
             res = x.dtype
         else:
             res = np.dtype(np.float64)
         x.ctx.check_dtype(res, fname)
-        acc = np.dtype(np.float32) if res == np.float16 else res
-        if acc.kind not in "fc":
+        acc = np.dtype(np.float32) if is_half(res) else res
+        if kind_of(acc) not in "fc":
             acc = np.dtype(np.float64)  # an integer dtype=: computed in float64, then converted
         return res, acc
 
@@ -291,7 +292,7 @@ class Reductions:
             self._unsupported(fname, where)
             ctx = x.ctx
             self._check(ctx, x.dtype, fname)
-            if x.dtype.kind == "c":
+            if kind_of(x.dtype) == "c":
                 res, acc, r, lay = self._complex_squares(x, axis, dtype, mean, fname)
             else:
                 res, acc = self._float_types(x, dtype, fname)
@@ -325,8 +326,8 @@ class Reductions:
         ops = self.ops
         res = np.dtype(_PART[x.dtype] if dtype is None else dtype)
         x.ctx.check_dtype(res, fname)
-        acc = np.dtype(_PART.get(res, np.float32 if res == np.float16 else res))
-        if acc.kind != "f":
+        acc = np.dtype(_PART.get(res, np.float32 if is_half(res) else res))
+        if kind_of(acc) != "f":
             raise TypeError(f"ruda.{fname}: dtype={res} cannot hold the variance of {x.dtype}")
         given = mean is not _NoValue and mean is not None
         means: tuple[Any, Any] = (mean, mean)
@@ -335,7 +336,7 @@ class Reductions:
                 means = (ops.apply(OPS["real"], (mean,)), ops.apply(OPS["imag"], (mean,)))
             else:
                 means = (complex(mean).real, complex(mean).imag)
-        elif res.kind != "c" and dtype is not None:
+        elif kind_of(res) != "c" and dtype is not None:
             # NumPy: a real dtype= sums the mean in it, dropping its imaginary part (with a
             # ComplexWarning); the squares keep both parts of x - mean
             warnings.warn("Casting complex values to real discards the imaginary part",

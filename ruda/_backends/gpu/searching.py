@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._dtypes import kind_of
 from ..._kernels import argreduce as ka
 from ..._kernels import gather as kg
 from ..._kernels import ir
@@ -185,7 +186,7 @@ class Searching:
         if sorter is not None:
             if not isinstance(sorter, ops.native):
                 sorter = ctx.allocator.from_host(np.asarray(sorter))
-            if sorter.shape != a.shape or sorter.dtype.kind not in "iu":
+            if sorter.shape != a.shape or kind_of(sorter.dtype) not in "iu":
                 raise ValueError("sorter must be integer indices of a's shape")
             st = ir.type_of(sorter.dtype)
             if m:

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..._kernels import elementwise as ew
 from ..._kernels import ir
-from ..._kernels.ir import BOOL, F16, F32, U32, Let, Var
+from ..._kernels.ir import BOOL, F32, U32, Let, Var
 
 # kind -> number of operands: where(cond, a, b); clip(x, lo, hi) and its one-sided forms
 ARITY = {"where": 3, "clip": 3, "clip_lo": 2, "clip_hi": 2}
@@ -74,7 +74,7 @@ def build(
     """
     if len(in_types) != ARITY[kind]:
         raise ValueError(f"ruda kernels: {kind} takes {ARITY[kind]} operands, got {in_types}")
-    work = F32 if compute is F16 else compute
+    work = F32 if compute.is_half else compute
     ins = tuple(ir.Buffer(f"in{k}", t, k) for k, t in enumerate(in_types))
     out = ir.Buffer("out", out_type, len(ins), "read_write")
     n = ir.Param("n", U32)
