@@ -1,6 +1,7 @@
 """matmul and sort on the cuda backend beside CuPy's (cuBLAS, Thrust), in the same run.
 
-1. ``matmul`` of two 8192 x 8192 matrices, float32 and float16 (``--tf32``: also float32 on
+1. ``matmul`` of two 8192 x 8192 matrices, float32 and float16 beside CuPy, bfloat16 beside torch
+   (both cuBLAS; CuPy has no bfloat16) where torch is installed (``--tf32``: also float32 on
    TF32 tensor cores, ruda's ``library_blas.TF32`` beside CuPy's TF32 compute type for that
    row), TFLOP/s counted as 2 * n^3 per product.
 2. ``sort`` of 64M float32 keys, G keys/s.
@@ -72,6 +73,31 @@ def bench_matmul(n: int, dtype: str, reps: int, tf32: bool) -> dict[str, Any]:
             "ratio": t_cupy / t_ruda, "max_rel_err_vs_cupy": err}  # fmt: skip
 
 
+def bench_matmul_bf16(n: int, reps: int) -> dict[str, Any] | None:
+    """bfloat16 ``matmul`` beside torch's (cuBLAS; CuPy has no bfloat16), or None without torch."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    import ml_dtypes
+
+    rng = numpy.random.default_rng(2)
+    a, b = (rng.standard_normal((n, n), dtype=numpy.float32).astype(ml_dtypes.bfloat16)
+            for _ in range(2))  # fmt: skip
+    dev = ruda.Device("cuda:0")
+    x, y = ruda.asarray(a, device=dev), ruda.asarray(b, device=dev)
+    ta, tb = (torch.from_numpy(v.view(numpy.int16)).view(torch.bfloat16).cuda() for v in (a, b))
+    got = host(x @ y)[:256].astype(numpy.float32)
+    want = (ta @ tb)[:256].float().cpu().numpy()
+    err = rel_err(got, want)
+    t_ruda = event_seconds(lambda: x @ y, reps)
+    t_torch = event_seconds(lambda: ta @ tb, reps)
+    flop = 2.0 * n**3
+    return {"what": f"matmul {n}^3 bfloat16", "ruda_tflops": flop / t_ruda / 1e12,
+            "torch_tflops": flop / t_torch / 1e12, "ratio": t_torch / t_ruda,
+            "max_rel_err_vs_torch": err, "torch": torch.__version__}  # fmt: skip
+
+
 def bench_sort(n: int, reps: int) -> dict[str, Any]:
     rng = numpy.random.default_rng(1)
     a = rng.standard_normal(n, dtype=numpy.float32)
@@ -97,6 +123,9 @@ def main() -> None:
     args = p.parse_args()
     rows = [bench_matmul(args.n, "float32", args.reps, False),
             bench_matmul(args.n, "float16", args.reps, False)]  # fmt: skip
+    bf16 = bench_matmul_bf16(args.n, args.reps)
+    if bf16 is not None:
+        rows.append(bf16)
     if args.tf32:
         rows.append(bench_matmul(args.n, "float32", args.reps, True))
     rows.append(bench_sort(args.sort_n, args.reps))

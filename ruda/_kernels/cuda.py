@@ -224,8 +224,10 @@ def entry_name(k: ir.Kernel) -> str:
     return k.name if k.name.startswith(ENTRY_PREFIX) else ENTRY_PREFIX + k.name
 
 
-# float16 and bfloat16 as their bits, converted by PTX (no cuda_fp16.h / cuda_bf16.h: NVRTC then
-# needs no include path). bfloat16 is float32's top half; cvt.rn.bf16.f32 needs sm_80.
+# float16 and bfloat16 as their bits (no cuda_fp16.h / cuda_bf16.h: NVRTC then needs no include
+# path). float16 converts with PTX cvt; bfloat16 is float32's top half, rounded to nearest even in
+# integer arithmetic as ml_dtypes rounds (PTX's cvt.rn.bf16.f32 makes every NaN 0x7fff; ml_dtypes
+# keeps a NaN's sign only: 0x7fc0 or 0xffc0), bit for bit with the CPU.
 _PRELUDE = """typedef unsigned short ruda_half;
 typedef unsigned short ruda_bf16;
 static __device__ __forceinline__ float ruda_h2f(ruda_half h) {
@@ -238,7 +240,9 @@ static __device__ __forceinline__ float ruda_bf2f(ruda_bf16 h) {
     return __uint_as_float(((unsigned int)h) << 16);
 }
 static __device__ __forceinline__ ruda_bf16 ruda_f2bf(float f) {
-    ruda_bf16 h; asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h;
+    unsigned int u = __float_as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (ruda_bf16)(((u >> 16) & 0x8000u) | 0x7fc0u);
+    return (ruda_bf16)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }"""
 _TO_F32 = {ir.F16: "ruda_h2f", ir.BF16: "ruda_bf2f"}
 _FROM_F32 = {ir.F16: "ruda_f2h", ir.BF16: "ruda_f2bf"}

@@ -46,6 +46,10 @@ def loop_dtype(op: Op, rn: np.dtype) -> np.dtype:
     hit = _LOOPS.get(key)
     if hit is not None:
         return hit
+    if rn == dt.bfloat16._np:  # float16's loops (ml_dtypes lacks some: degrees -> float32)
+        half = loop_dtype(op, np.dtype(np.float16))
+        res = _LOOPS[key] = rn if half == np.float16 else half
+        return res
     uf = getattr(np, op.numpy, None)
     if isinstance(uf, np.ufunc) and uf.nout == 1:
         try:
