@@ -33,6 +33,8 @@ declare -A groups=(
   [racecheck-reduce]="racecheck all 2 $t/test_reductions.py $t/test_searching.py"
   [racecheck-sort]="racecheck all 4 $t/test_sorting.py $t/test_random.py"
   [racecheck-linalg]="racecheck own 6 $t/test_linalg_products.py $t/test_linalg_decomp.py"
+  [memcheck-bf16]="memcheck own 2 tests/test_bfloat16.py"
+  [racecheck-bf16]="racecheck own 2 tests/test_bfloat16.py"
 )
 names=$(printf '%s\n' "${!groups[@]}" | sort)
 [ -n "${ONLY:-}" ] && names=$(printf '%s\n' $ONLY)
