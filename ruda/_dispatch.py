@@ -10,27 +10,49 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from ._backends import get_backend
+from ._dtypes import bfloat16
 from ._errors import annotate
 
 try:
-    from ._speedups import Annotated, invalidate, set_annotate
+    from ._speedups import Annotated, invalidate, set_annotate, set_guarded
 
     set_annotate(annotate)
-except ImportError:  # pure-Python build: the same rule, one Python call more
+    set_guarded(bfloat16._np)
+except ImportError:  # pure-Python build: the same rules, one Python call more
+    _GUARDED = bfloat16._np
 
     def invalidate() -> None:
         return None
 
-    def Annotated(op: str, fn: Callable[..., Any]) -> Callable[..., Any]:  # noqa: N802
+    def _wants_slow(args: tuple[Any, ...], scalars: bool) -> bool:
+        if scalars and not any(type(a) in (int, float) for a in args):
+            return False
+        return any(type(a) is np.ndarray and a.dtype is _GUARDED for a in args)
+
+    def Annotated(  # noqa: N802
+        op: str, fn: Callable[..., Any], slow: Callable[..., Any] | None = None,
+        scalars: bool = False,
+    ) -> Callable[..., Any]:  # fmt: skip
         def call(*args: Any, **kwargs: Any) -> Any:
+            run = slow if slow is not None and _wants_slow(args, scalars) else fn
             try:
-                return fn(*args, **kwargs)
+                return run(*args, **kwargs)
             except Exception as e:
                 raise annotate(op, e) from e
 
         call.__wrapped__ = fn  # type: ignore[attr-defined]
+        call.slow = slow  # type: ignore[attr-defined]
         return call
+
+
+def _annotated(backend: Any, op: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` as the row holds it: errors naming ruda.<op>, and the backend's slow path for
+    arrays of the guarded dtype (bfloat16 on the CPU: ``_backends/cpu/bfloat16.py``)."""
+    guard = backend.guard(op, fn)
+    return Annotated(op, fn) if guard is None else Annotated(op, fn, *guard)
 
 
 _REGISTERED: dict[tuple[str, str], Callable[..., Any]] = {}
@@ -46,13 +68,12 @@ class _Row(dict):
         self.backend = backend
 
     def __missing__(self, op: str) -> Callable[..., Any]:
-        fn = _REGISTERED.get((op, self.kind))
-        fn = self.backend.resolve(op) if fn is None else self.backend.adapt(op, fn)
+        fn = _REGISTERED.get((op, self.kind)) or self.backend.resolve(op)
         if fn is None:
             raise NotImplementedError(
                 f"ruda.{op} is not implemented on device kind {self.kind!r} yet"
             )
-        fn = self[op] = Annotated(op, fn)  # backend errors name the ruda function
+        fn = self[op] = _annotated(self.backend, op, fn)  # backend errors name the ruda function
         return fn
 
 
@@ -63,7 +84,7 @@ def register(op: str, kind: str) -> Callable[[Callable[..., Any]], Callable[...,
         _REGISTERED[(op, kind)] = fn
         row = _ROWS.get(kind)
         if row is not None:
-            row[op] = Annotated(op, row.backend.adapt(op, fn))
+            row[op] = _annotated(row.backend, op, fn)
         invalidate()  # the C hot paths cache implementations
         return fn
 

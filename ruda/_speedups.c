@@ -31,6 +31,8 @@ static PyObject *Annotate = NULL;       /* (op name, exception) -> exception nam
 static PyObject *ReshapeSlow = NULL;    /* the Python Array.reshape, for keywords and odd shapes */
 static PyObject *ReshapeName = NULL;    /* interned "reshape" */
 static PyObject *GetitemName = NULL;    /* interned "Array.__getitem__" */
+static PyObject *Guarded = NULL;        /* the dtype whose arrays take an op's slow path */
+static PyObject *DtypeName = NULL;      /* interned "dtype" */
 static void reraise_named(PyObject *name);
 
 enum {
@@ -323,14 +325,40 @@ static PyType_Spec ab_spec = {
     .slots = ab_slots,
 };
 
-/* Annotated(name, fn): calls fn; an exception it raises is re-raised naming ruda.<name>, so
- * errors from a backend say which ruda function failed. Costs one C call on success. */
+/* Annotated(name, fn, slow=None, scalars=False): calls fn; an exception it raises is re-raised
+ * naming ruda.<name>, so errors from a backend say which ruda function failed. Costs one C call
+ * on success. With slow: calls slow instead when a positional argument is an ndarray of the
+ * guarded dtype (set_guarded: bfloat16, whose NumPy loops need ruda's fixes) and, with scalars,
+ * another is a Python int or float; every other call pays a few pointer compares. */
 typedef struct {
     PyObject_HEAD
     PyObject *name;
     PyObject *fn;
     vectorcallfunc vectorcall;
+    PyObject *slow;
+    int scalars;
 } Annotated;
+
+/* Whether args hold an ndarray of the guarded dtype (and, with scalars, a Python int/float). */
+static int wants_slow(Annotated *a, PyObject *const *args, Py_ssize_t n)
+{
+    if (Guarded == NULL) return 0;
+    if (a->scalars) {
+        int found = 0;
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (PyFloat_CheckExact(args[i]) || PyLong_CheckExact(args[i])) found = 1;
+        if (!found) return 0;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (Py_TYPE(args[i]) != NDArray) continue;
+        PyObject *d = PyObject_GetAttr(args[i], DtypeName);
+        if (d == NULL) return -1;
+        int hit = d == Guarded;
+        Py_DECREF(d);
+        if (hit) return 1;
+    }
+    return 0;
+}
 
 /* With an exception set: replace it by Annotate(name, exception), which names ruda.<name>. */
 static void reraise_named(PyObject *name)
@@ -357,19 +385,28 @@ static PyObject *annotated_vectorcall(PyObject *self, PyObject *const *args, siz
                                       PyObject *kwnames)
 {
     Annotated *a = (Annotated *)self;
-    PyObject *r = PyObject_Vectorcall(a->fn, args, nargsf, kwnames);
+    PyObject *fn = a->fn;
+    if (a->slow != NULL) {
+        int w = wants_slow(a, args, PyVectorcall_NARGS(nargsf));
+        if (w < 0) return NULL;
+        if (w) fn = a->slow;
+    }
+    PyObject *r = PyObject_Vectorcall(fn, args, nargsf, kwnames);
     if (r == NULL) reraise_named(a->name);
     return r;
 }
 
 static PyObject *annotated_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
 {
-    PyObject *name, *fn;
-    if (!PyArg_ParseTuple(args, "UO:Annotated", &name, &fn)) return NULL;
+    PyObject *name, *fn, *slow = Py_None;
+    int scalars = 0;
+    if (!PyArg_ParseTuple(args, "UO|Op:Annotated", &name, &fn, &slow, &scalars)) return NULL;
     Annotated *a = (Annotated *)tp->tp_alloc(tp, 0);
     if (a == NULL) return NULL;
     a->name = Py_NewRef(name);
     a->fn = Py_NewRef(fn);
+    a->slow = slow == Py_None ? NULL : Py_NewRef(slow);
+    a->scalars = scalars;
     a->vectorcall = annotated_vectorcall;
     return (PyObject *)a;
 }
@@ -377,6 +414,7 @@ static PyObject *annotated_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
 static int annotated_traverse(Annotated *a, visitproc visit, void *arg)
 {
     Py_VISIT(a->fn);
+    Py_VISIT(a->slow);
     return 0;
 }
 
@@ -384,6 +422,7 @@ static int annotated_clear(Annotated *a)
 {
     Py_CLEAR(a->name);
     Py_CLEAR(a->fn);
+    Py_CLEAR(a->slow);
     return 0;
 }
 
@@ -397,6 +436,7 @@ static void annotated_dealloc(Annotated *a)
 static PyMemberDef annotated_members[] = {
     {"__wrapped__", T_OBJECT_EX, offsetof(Annotated, fn), READONLY, "the implementation"},
     {"op", T_OBJECT_EX, offsetof(Annotated, name), READONLY, "the op name"},
+    {"slow", T_OBJECT, offsetof(Annotated, slow), READONLY, "the guarded dtype's path, or None"},
     {NULL}};
 
 static PyTypeObject AnnotatedType = {
@@ -416,6 +456,12 @@ static PyTypeObject AnnotatedType = {
 static PyObject *set_annotate(PyObject *mod, PyObject *fn)
 {
     Py_XSETREF(Annotate, Py_NewRef(fn));
+    Py_RETURN_NONE;
+}
+
+static PyObject *set_guarded(PyObject *mod, PyObject *dtype)
+{
+    Py_XSETREF(Guarded, Py_NewRef(dtype));
     Py_RETURN_NONE;
 }
 
@@ -516,6 +562,8 @@ static PyMethodDef module_methods[] = {
      "init(cpu, ndarray, asarray, slow_getitem, fallbacks): wire the Python side."},
     {"op_names", op_names, METH_NOARGS, "The op names whose operators run here."},
     {"set_annotate", set_annotate, METH_O, "set_annotate(fn): (op name, exc) -> exc to raise."},
+    {"set_guarded", set_guarded, METH_O,
+     "set_guarded(dtype): arrays of this NumPy dtype take an Annotated op's slow path."},
     {"invalidate", invalidate, METH_NOARGS, "Forget cached implementations (after register)."},
     {"set_reshape", set_reshape, METH_O, "set_reshape(fn): the Python Array.reshape (slow path)."},
     {"call1", (PyCFunction)(void (*)(void))api_call1, METH_FASTCALL,
@@ -537,7 +585,9 @@ PyMODINIT_FUNC PyInit__speedups(void)
     OpsAttr = PyUnicode_InternFromString("_ops");
     ReshapeName = PyUnicode_InternFromString("reshape");
     GetitemName = PyUnicode_InternFromString("Array.__getitem__");
-    if (OpsAttr == NULL || ReshapeName == NULL || GetitemName == NULL) return NULL;
+    DtypeName = PyUnicode_InternFromString("dtype");
+    if (OpsAttr == NULL || ReshapeName == NULL || GetitemName == NULL || DtypeName == NULL)
+        return NULL;
     for (int i = 0; i < N_OPS; i++) {
         OpName[i] = PyUnicode_InternFromString(OP_NAMES[i]);
         if (OpName[i] == NULL) return NULL;

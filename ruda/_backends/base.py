@@ -45,9 +45,10 @@ class Backend:
         """A callable for ``op`` on native arrays, or None if this backend lacks it."""
         return self.library.get(op)
 
-    def adapt(self, op: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-        """A registered implementation of ``op`` as this backend runs it (unchanged here)."""
-        return fn
+    def guard(self, op: str, fn: Callable[..., Any]) -> tuple[Callable[..., Any], bool] | None:
+        """(slow path, whether only calls with a Python scalar take it) for arrays of the
+        guarded dtype (bfloat16) in ``op``'s implementation ``fn``; None: no slow path."""
+        return None
 
     def native_type(self) -> type:
         raise NotImplementedError

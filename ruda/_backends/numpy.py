@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .base import Backend
-from .cpu.bfloat16 import weak_choice, weak_scalars, widened
+from .cpu.bfloat16 import guard as bfloat16_guard
 
 
 class NumpyAllocator:
@@ -76,20 +76,10 @@ class NumpyBackend(Backend):
     def native_type(self) -> type:
         return np.ndarray
 
+    def guard(self, op: str, fn: Callable[..., Any]) -> tuple[Callable[..., Any], bool] | None:
+        return bfloat16_guard(op, fn)
+
     def resolve(self, op: str) -> Callable[..., Any] | None:
-        fn = self._resolve(op)
-        return None if fn is None else self.adapt(op, fn)
-
-    def adapt(self, op: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-        """``fn`` (found or registered) with ruda's bfloat16 semantics (cpu/bfloat16.py)."""
-        from .._ops import OPS
-
-        entry = OPS.get(op)
-        if entry is not None and entry.kind == "elementwise" and entry.arity == 2:
-            return weak_scalars(widened(op, fn))
-        return weak_choice(fn) if op == "where" else widened(op, fn)
-
-    def _resolve(self, op: str) -> Callable[..., Any] | None:
         from .._ops import OPS
 
         entry = OPS.get(op)

@@ -7,8 +7,8 @@ kernels do for both.
 
     >>> import numpy as np, ml_dtypes
     >>> x = np.ones(1000, ml_dtypes.bfloat16)
-    >>> widened("sum", np.ndarray.sum)(x)
-    np.float32(1000.0)
+    >>> float(np.ndarray.sum(x)), float(widened("sum", np.ndarray.sum)(x))
+    (256.0, 1000.0)
     >>> weak_scalars(np.multiply)(x[:1], 0.5).dtype
     dtype(bfloat16)
 """
@@ -96,6 +96,19 @@ def weak_choice(fn: Callable[..., Any]) -> Callable[..., Any]:
         return fn(c, a, b)
 
     return run
+
+
+def guard(op: str, fn: Callable[..., Any]) -> tuple[Callable[..., Any], bool] | None:
+    """(slow path, scalars only) of ``op`` for bfloat16 operands (``_dispatch.Annotated`` takes
+    it only when an operand is bfloat16, so other dtypes pay nothing), or None."""
+    from ..._ops import OPS
+
+    entry = OPS.get(op)
+    if entry is not None and entry.kind == "elementwise" and entry.arity == 2:
+        return weak_scalars(fn), True
+    if op == "where":
+        return weak_choice(fn), True
+    return (widened(op, fn), False) if op in WIDENED else None
 
 
 def _narrow(r: Any) -> Any:
