@@ -276,3 +276,27 @@ def test_printing():
 def test_wgpu_refuses_bfloat16(kind):
     with pytest.raises(TypeError, match="bfloat16 is not supported on device wgpu"):
         ruda.asarray(_bf([1.0, 2.0]), device=ruda.Device(kind))
+
+
+def test_norms_fft_search_and_nan_functions(bdev, rng):
+    a = _bf(rng.uniform(-2, 2, (40, 30)))
+    x = put(a, bdev)
+    a64 = a.astype(numpy.float64)
+    _close(ruda.linalg.vector_norm(x), numpy.linalg.norm(a64), ulps=1.0)
+    _close(ruda.linalg.matrix_norm(x, ord="fro"), numpy.linalg.norm(a64), ulps=1.0)
+    _close(ruda.linalg.vector_norm(x, axis=0, ord=1), numpy.abs(a64).sum(axis=0), ulps=1.0)
+    f = ruda.fft.rfft(x, axis=1)  # bfloat16 transforms in single precision, as float16 does
+    assert f.dtype == ruda.complex64
+    numpy.testing.assert_allclose(to_numpy(f), numpy.fft.rfft(a64, axis=1), rtol=1e-4, atol=1e-4)
+    s = numpy.sort(a.ravel().astype(numpy.float32)).astype(BF)
+    q = _bf(rng.uniform(-2, 2, 50))
+    got = to_numpy(ruda.searchsorted(put(s, bdev), put(q, bdev)))
+    numpy.testing.assert_array_equal(got, numpy.searchsorted(s.astype(numpy.float32),
+                                                             q.astype(numpy.float32)))  # fmt: skip
+    c = to_numpy(ruda.clip(x, -1.0, 0.5))
+    numpy.testing.assert_array_equal(c, numpy.clip(a64, -1.0, 0.5).astype(BF))
+    b = a.copy()
+    b[::7, ::3] = numpy.nan
+    _close(ruda.nanmean(put(b, bdev), axis=0), numpy.nanmean(b.astype(numpy.float64), axis=0),
+           ulps=1.0, atol=1e-2)  # fmt: skip
+    _close(ruda.nanmax(put(b, bdev), axis=1), numpy.nanmax(b.astype(numpy.float64), axis=1), ulps=0)
