@@ -211,16 +211,19 @@ def _sign(t: ir.Type) -> ir.Function:
     one = _f(1.0, f)
     tiny, scale, _ = _subnormal_scale(f)
     big, m = _f(_hypot_big(f), f), ir.call("max", _abs(x), _abs(y))
-    body += [  # subnormal parts scaled up, parts whose |z| may overflow down (an inf stays inf)
-        Let(s, ir.select(m < tiny, scale, ir.select(m >= big, _f(0.25, f), one))),
-        Let(xs, x * s), Let(ys, y * s),
-        Let(h, ir.call("hypot", xs, ys)),
-        If(isnan(h), (Return(make(_nan(f), _nan(f), t)),)),
-        If(isinf(h), (
+    body += [
+        # an infinite part first, by its bits (NVIDIA's Vulkan compiler lost hypot's inf in
+        # complex128 when the other part was NaN)
+        If(lor(isinf(x), isinf(y)), (
             If(land(isinf(x), isinf(y)), (Return(make(_nan(f), _nan(f), t)),)),
             If(isinf(x), (Return(make(copysign(one, x), 0.0, t)),)),
             Return(make(0.0, copysign(one, y), t)),
         )),
+        # subnormal parts scaled up, parts whose |z| may overflow down
+        Let(s, ir.select(m < tiny, scale, ir.select(m >= big, _f(0.25, f), one))),
+        Let(xs, x * s), Let(ys, y * s),
+        Let(h, ir.call("hypot", xs, ys)),
+        If(isnan(h), (Return(make(_nan(f), _nan(f), t)),)),
         If(h.eq(0.0), (Return(make(0.0, 0.0, t)),)),
         Return(make(xs / h, ys / h, t)),
     ]  # fmt: skip

@@ -73,6 +73,9 @@ def _log(t: ir.Type) -> ir.Function:
     tiny, scale, log_scale = _subnormal_scale(f)
     big = _f(_hypot_big(f), f)
     body += [
+        # an infinite part first, by its bits: NVIDIA's Vulkan compiler lost hypot's inf here
+        # (log(nan + inf j) came out nan + nan j in complex128, right in complex64)
+        If(lor(isinf(x), isinf(y)), (Return(make(_f(math.inf, f), ir.call("atan2", y, x), t)),)),
         Let(ax, _abs(x)), Let(ay, _abs(y)),
         Let(h, ir.call("hypot", x, y)),
         Let(hi, ir.call("max", ax, ay)), Let(lo, ir.call("min", ax, ay)),
