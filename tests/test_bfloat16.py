@@ -300,3 +300,27 @@ def test_norms_fft_search_and_nan_functions(bdev, rng):
     _close(ruda.nanmean(put(b, bdev), axis=0), numpy.nanmean(b.astype(numpy.float64), axis=0),
            ulps=1.0, atol=1e-2)  # fmt: skip
     _close(ruda.nanmax(put(b, bdev), axis=1), numpy.nanmax(b.astype(numpy.float64), axis=1), ulps=0)
+
+
+def test_least_squares_and_rank_refuse_bfloat16(bdev):
+    # NumPy refuses float16 here and would take bfloat16 to float64 without a word
+    x = put(_bf(numpy.eye(4) * 2), bdev)
+    calls = (
+        lambda: ruda.linalg.matrix_rank(x),
+        lambda: ruda.linalg.lstsq(x, x[:, 0]),
+        lambda: ruda.linalg.tensorinv(x, ind=1),
+        lambda: ruda.polyfit(x[0], x[1], 1),
+    )
+    for call in calls:
+        with pytest.raises(TypeError, match="array type bfloat16 is unsupported in linalg"):
+            call()
+
+
+def test_widened_compositions_stay_bfloat16(bdev, rng):
+    a = _bf(rng.uniform(0.5, 2.0, (5, 5)) / 3)
+    x = put(a, bdev)
+    a64 = a.astype(numpy.float64)
+    _close(ruda.linalg.matrix_power(x, 3), numpy.linalg.matrix_power(a64, 3), ulps=1.0, atol=1e-3)
+    _close(ruda.sinc(x), numpy.sinc(a64), ulps=1.0, atol=1e-3)
+    _close(ruda.trapezoid(x, axis=0), numpy.trapezoid(a64, axis=0), ulps=1.0, atol=1e-2)
+    assert ruda.ldexp(x, 2).dtype == ruda.bfloat16

@@ -34,8 +34,13 @@ WIDENED = frozenset(
     "linalg.matmul linalg.vecdot linalg.tensordot linalg.vector_norm linalg.matrix_norm "
     "linalg.norm trace linalg.trace average sort argsort max min argmax argmin nanmax nanmin "
     "nanargmax nanargmin searchsorted unique_values unique_counts unique_inverse unique_all "
-    "degrees radians deg2rad rad2deg median nanmedian quantile percentile".split()
+    "degrees radians deg2rad rad2deg median nanmedian quantile percentile gradient i0 sinc "
+    "trapezoid unwrap linalg.matrix_power linalg.multi_dot".split()
 )
+# Ops whose NumPy path factors the matrix: NumPy refuses float16 there, and takes bfloat16 to
+# float64 without a word; ruda refuses both (the factorisations' own check is in linalg).
+REFUSED = frozenset("linalg.lstsq linalg.matrix_rank linalg.tensorsolve linalg.tensorinv "
+                    "polyfit".split())  # fmt: skip
 
 
 def widened(op: str, fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -104,11 +109,20 @@ def guard(op: str, fn: Callable[..., Any]) -> tuple[Callable[..., Any], bool] | 
     from ..._ops import OPS
 
     entry = OPS.get(op)
-    if entry is not None and entry.kind == "elementwise" and entry.arity == 2:
-        return weak_scalars(fn), True
+    if entry is not None and entry.kind == "elementwise" and entry.arity == 2 and op != "ldexp":
+        return weak_scalars(fn), True  # (ldexp's exponent is an integer: NumPy's loop takes it)
     if op == "where":
         return weak_choice(fn), True
+    if op in REFUSED:
+        return _refusal(op), False
     return (widened(op, fn), False) if op in WIDENED else None
+
+
+def _refusal(op: str) -> Callable[..., Any]:
+    def refuse(*args: Any, **kw: Any) -> Any:
+        raise TypeError(f"ruda.{op}: array type bfloat16 is unsupported in linalg")
+
+    return refuse
 
 
 def _narrow(r: Any) -> Any:
