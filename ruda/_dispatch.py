@@ -44,7 +44,6 @@ except ImportError:  # pure-Python build: the same rules, one Python call more
                 raise annotate(op, e) from e
 
         call.__wrapped__ = fn  # type: ignore[attr-defined]
-        call.slow = slow  # type: ignore[attr-defined]
         return call
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from ._array import Array, _wrap
 from ._devices import Device
-from ._validation import as_array, common_device, wrap
+from ._validation import as_array, common_device, refuse_bfloat16, wrap
 
 __all__ = [
     "polyfit",
@@ -53,6 +53,7 @@ def polyfit(
     [2.0, 1.0]
     """
     dev, n = _natives("polyfit", x=x, y=y, w=w)
+    refuse_bfloat16("polyfit", *(getattr(v, "dtype", None) for v in n.values()))
     r = dev._ops["polyfit"](n["x"], n["y"], deg, rcond=rcond, full=full, w=n["w"], cov=cov)
     return wrap(r, dev)
 

@@ -436,7 +436,6 @@ static void annotated_dealloc(Annotated *a)
 static PyMemberDef annotated_members[] = {
     {"__wrapped__", T_OBJECT_EX, offsetof(Annotated, fn), READONLY, "the implementation"},
     {"op", T_OBJECT_EX, offsetof(Annotated, name), READONLY, "the op name"},
-    {"slow", T_OBJECT, offsetof(Annotated, slow), READONLY, "the guarded dtype's path, or None"},
     {NULL}};
 
 static PyTypeObject AnnotatedType = {

@@ -45,6 +45,16 @@ def require_array(x: Any, fname: str, arg: str = "x") -> Array:
     raise TypeError(f"ruda.{fname}: {arg} must be a ruda array, got {type(x).__name__}")
 
 
+def refuse_bfloat16(fname: str, *dtypes: Any) -> None:
+    """TypeError when one of ``dtypes`` is bfloat16, for functions that factor a matrix.
+
+    Note: NumPy refuses float16 there and would take bfloat16 to float64 silently; LAPACK,
+    cuSOLVER and ruda's kernels take no 16-bit floats, so ruda refuses both, on every device.
+    """
+    if any(d is not None and dt.bfloat16 == d for d in dtypes):
+        raise TypeError(f"ruda.{fname}: array type bfloat16 is unsupported in linalg")
+
+
 def common_device(fname: str, *arrays: Any) -> Device:
     """The one device of the arrays among ``arrays`` (default device if none); raises on a mix."""
     dev: Device | None = None

@@ -8,8 +8,7 @@ import numpy as np
 
 from .._array import Array
 from .._devices import Device
-from .._dtypes import bfloat16
-from .._validation import as_array, common_device
+from .._validation import as_array, common_device, refuse_bfloat16
 
 # The same class as NumPy's, so ``except numpy.linalg.LinAlgError`` catches ruda's errors too.
 LinAlgError = np.linalg.LinAlgError
@@ -43,7 +42,8 @@ class SVDResult(NamedTuple):
 
 # The functions that factor their input: LAPACK, cuSOLVER and ruda's kernels take no 16-bit floats.
 _FACTORING = frozenset(
-    "cholesky det slogdet eigh eigvalsh eig eigvals qr svd svdvals inv solve pinv cond".split()
+    "cholesky det slogdet eigh eigvalsh eig eigvals qr svd svdvals inv solve pinv cond lstsq "
+    "tensorsolve".split()
 )
 
 
@@ -51,9 +51,8 @@ def matrix_arg(x: Any, fname: str, arg: str = "x") -> Array:
     """An array with at least 2 dimensions (LinAlgError otherwise)."""
     if type(x) is not Array:
         x = as_array(x, f"linalg.{fname}", arg)
-    if fname in _FACTORING and x.dtype is bfloat16:
-        # As NumPy answers float16 (NumPy's linalg would take bfloat16 to float64 silently).
-        raise TypeError(f"ruda.linalg.{fname}: array type bfloat16 is unsupported in linalg")
+    if fname in _FACTORING:
+        refuse_bfloat16(f"linalg.{fname}", x.dtype)
     if x._data.ndim < 2:
         raise LinAlgError(
             f"ruda.linalg.{fname}: {arg} must have at least 2 dimensions, got shape {x.shape}"
@@ -80,4 +79,6 @@ def pair(fname: str, x1: Any, x2: Any) -> tuple[Device, Any, Any]:
     dev = common_device(f"linalg.{fname}", x1, x2)
     a = as_array(x1, f"linalg.{fname}", "x1", dev)._data
     b = as_array(x2, f"linalg.{fname}", "x2", dev)._data
+    if fname in _FACTORING:
+        refuse_bfloat16(f"linalg.{fname}", a.dtype, b.dtype)
     return dev, a, b

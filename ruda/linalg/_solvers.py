@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._array import Array, _wrap
-from .._validation import as_array, common_device, wrap
+from .._validation import as_array, common_device, refuse_bfloat16, wrap
 from ._common import LinAlgError, matrix_arg, pair, square_arg
 
 
@@ -107,6 +107,7 @@ def matrix_rank(
     1
     """
     x = as_array(x, "linalg.matrix_rank")
+    refuse_bfloat16("linalg.matrix_rank", x.dtype)
     dev = x._device
     if x._data.ndim < 2:
         # NumPy's rule for a vector or scalar: rank 1 unless it is all zeros.
@@ -141,6 +142,7 @@ def tensorinv(a: Any, ind: int = 2) -> Array:
     [[0.5, 0.0], [0.0, 0.25]]
     """
     x = as_array(a, "linalg.tensorinv", "a")
+    refuse_bfloat16("linalg.tensorinv", x.dtype)
     if ind <= 0:
         raise ValueError(f"ruda.linalg.tensorinv: ind must be positive, got {ind}")
     return _wrap(x._device._ops["linalg.tensorinv"](x._data, ind), x._device)

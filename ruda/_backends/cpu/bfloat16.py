@@ -7,7 +7,7 @@ kernels do for both.
 
     >>> import numpy as np, ml_dtypes
     >>> x = np.ones(1000, ml_dtypes.bfloat16)
-    >>> float(np.ndarray.sum(x)), float(widened("sum", np.ndarray.sum)(x))
+    >>> float(np.ndarray.sum(x)), float(widened(np.ndarray.sum)(x))
     (256.0, 1000.0)
     >>> weak_scalars(np.multiply)(x[:1], 0.5).dtype
     dtype(bfloat16)
@@ -37,23 +37,14 @@ WIDENED = frozenset(
     "degrees radians deg2rad rad2deg median nanmedian quantile percentile gradient i0 sinc "
     "trapezoid unwrap linalg.matrix_power linalg.multi_dot".split()
 )
-# Ops whose NumPy path factors the matrix: NumPy refuses float16 there, and takes bfloat16 to
-# float64 without a word; ruda refuses both (the factorisations' own check is in linalg).
-REFUSED = frozenset("linalg.lstsq linalg.matrix_rank linalg.tensorsolve linalg.tensorinv "
-                    "polyfit".split())  # fmt: skip
 
 
-def widened(op: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` with bfloat16 operands computed in float32 and bfloat16 results (``op``'s NumPy
-    result for float32 operands, rounded to bfloat16 where float32 stands in for bfloat16);
-    ``fn`` itself for ops outside ``WIDENED``."""
-    if op not in WIDENED:
-        return fn
+def widened(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` with bfloat16 operands computed in float32 and bfloat16 results (the NumPy result
+    for float32 operands, rounded to bfloat16 where float32 stands in for bfloat16)."""
 
     @wraps(fn)
     def run(*args: Any, **kw: Any) -> Any:
-        if not any(getattr(a, "dtype", None) is _BF16 for a in args):
-            return fn(*args, **kw)
         out = kw.pop("out", None)
         want = kw.get("dtype")
         if want is not None and np.dtype(want) is _BF16:
@@ -82,12 +73,7 @@ def weak_scalars(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     @wraps(fn)
     def run(a: Any, b: Any, *rest: Any, **kw: Any) -> Any:
-        if type(b) in _PY:
-            if getattr(a, "dtype", None) is _BF16:
-                b = np.asarray(b, _BF16)
-        elif type(a) in _PY and getattr(b, "dtype", None) is _BF16:
-            a = np.asarray(a, _BF16)
-        return fn(a, b, *rest, **kw)
+        return fn(*_weak(a, b), *rest, **kw)
 
     return run
 
@@ -97,10 +83,18 @@ def weak_choice(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     @wraps(fn)
     def run(c: Any, a: Any, b: Any) -> Any:
-        a, b = weak_scalars(lambda p, q: (p, q))(a, b)
-        return fn(c, a, b)
+        return fn(c, *_weak(a, b))
 
     return run
+
+
+def _weak(a: Any, b: Any) -> tuple[Any, Any]:
+    """``a, b`` with a Python int/float beside a bfloat16 array made a bfloat16 0-d array."""
+    if type(b) in _PY and getattr(a, "dtype", None) is _BF16:
+        return a, np.asarray(b, _BF16)
+    if type(a) in _PY and getattr(b, "dtype", None) is _BF16:
+        return np.asarray(a, _BF16), b
+    return a, b
 
 
 def guard(op: str, fn: Callable[..., Any]) -> tuple[Callable[..., Any], bool] | None:
@@ -113,16 +107,7 @@ def guard(op: str, fn: Callable[..., Any]) -> tuple[Callable[..., Any], bool] | 
         return weak_scalars(fn), True  # (ldexp's exponent is an integer: NumPy's loop takes it)
     if op == "where":
         return weak_choice(fn), True
-    if op in REFUSED:
-        return _refusal(op), False
-    return (widened(op, fn), False) if op in WIDENED else None
-
-
-def _refusal(op: str) -> Callable[..., Any]:
-    def refuse(*args: Any, **kw: Any) -> Any:
-        raise TypeError(f"ruda.{op}: array type bfloat16 is unsupported in linalg")
-
-    return refuse
+    return (widened(fn), False) if op in WIDENED else None
 
 
 def _narrow(r: Any) -> Any:
