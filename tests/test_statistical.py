@@ -90,7 +90,9 @@ def test_numpy_keywords(device, rng):
     assert_close(out, a.sum(0))
     assert_close(ruda.var(x, ddof=1), numpy.var(a, ddof=1))
     assert_close(ruda.std(x, axis=0, correction=1.5), numpy.std(a, axis=0, ddof=1.5))
-    assert_close(ruda.mean(x, 1, ruda.float32), numpy.mean(a, 1, numpy.float32))
+    # float32 sums of O(1) values: a mean near zero is only good to float32's eps absolutely
+    # (seed 1555196029 gave -0.00141549 on wgpu against NumPy's -0.00141547; exact -0.00141544)
+    assert_close(ruda.mean(x, 1, ruda.float32), numpy.mean(a, 1, numpy.float32), atol=1e-6)
     assert_close(ruda.amax(x), numpy.amax(a))
     assert_close(ruda.amin(a.tolist()), numpy.amin(a))
 
