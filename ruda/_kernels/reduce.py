@@ -2,9 +2,9 @@
 
 Three layouts of a contiguous input, each a family with a declared variant space (``VARIANTS``):
 
-* ``full``: the whole array. Each workgroup reduces one tile of ``wg * ipt * tiles`` elements to a
-  partial (shared-memory tree, or subgroup shuffles then a tree); further passes reduce the
-  partials until one value is left.
+* ``full``: the whole array. Each workgroup reduces one tile of ``wg * ipt * tiles`` elements
+  (``tiles=0``: the array cut into ``TARGET`` parts) to a partial (shared-memory tree, or
+  subgroup shuffles then a tree); further passes reduce the partials until one value is left.
 * ``rows``: the last axis of ``[rows, cols]``. ``tpr`` threads reduce one row (``tpr == wg``: a
   workgroup per row; ``tpr == 1``: a thread per row); long rows split into parts and a second pass.
 * ``cols``: the first axis of ``[rows, cols]``. Each thread owns a column and walks down the rows
@@ -40,11 +40,11 @@ MIN_SUBGROUP = 4  # the smallest subgroup WebGPU allows
 
 _WG = (64, 128, 256, 512, 1024)
 VARIANTS: dict[str, dict[str, tuple[Any, ...]]] = {
-    "full": {"wg": _WG, "ipt": (1, 2, 4, 8, 16), "tiles": (1, 2, 4, 8),
+    "full": {"wg": _WG, "ipt": (1, 2, 4, 8, 16), "tiles": (0, 1, 2, 4, 8, 16, 32, 64, 128),
              "combine": ("tree", "subgroup")},
-    "rows": {"wg": _WG, "ipt": (1, 2, 4, 8), "tpr": (1, 4, 8, 32, 64, 128, 256, 512, 1024),
+    "rows": {"wg": _WG, "ipt": (1, 2, 4, 8, 16), "tpr": (1, 4, 8, 32, 64, 128, 256, 512, 1024),
              "combine": ("tree", "subgroup")},
-    "cols": {"wg": _WG, "ipt": (1, 2, 4, 8), "rt": (1, 2, 4, 8, 16, 32)},
+    "cols": {"wg": _WG, "ipt": (1, 2, 4, 8, 16), "rt": (1, 2, 4, 8, 16, 32)},
 }  # fmt: skip
 DEFAULTS: dict[str, dict[str, Any]] = {
     "full": {"wg": 256, "ipt": 4, "tiles": 1, "combine": "tree"},
@@ -418,7 +418,7 @@ def plan_full(op: str, in_t: ir.Type, out_t: ir.Type, n: int,
     partials until one is left."""
     v = {**DEFAULTS["full"], **(variant or {})}
     rv = {"wg": v["wg"], "ipt": v["ipt"], "tpr": v["wg"], "combine": v["combine"]}
-    return plan_rows(op, in_t, out_t, 1, n, rv, center, tiles=v["tiles"])
+    return plan_rows(op, in_t, out_t, 1, n, rv, center, tiles=v["tiles"] or None)
 
 
 def plan_cols(op: str, in_t: ir.Type, out_t: ir.Type, rows: int, cols: int,

@@ -58,7 +58,12 @@ def test_a_later_lookup_returns_the_decision_without_tuning(gpu, cache_dir, monk
         assert tune.choose("reduce.full", near, target, runner=no_tuning) == dec.params
     other = tune.Key("sum", ("f32", "f32"), "full", (N + 1,))  # next bucket: no decision
     monkeypatch.setenv("RUDA_TUNE", "cached")
-    assert tune.choose("reduce.full", other, target) == reduce.DEFAULTS["full"]
+    # no decision: the backend's default (the reduce builders' under the wgpu overrides)
+    from ruda._backends.wgpu.reductions import VARIANTS as WGPU_VARIANTS
+
+    heuristic = tune.FAMILIES["reduce.full"].heuristic(other, target)
+    assert heuristic == {**reduce.DEFAULTS["full"], **WGPU_VARIANTS["full"]}
+    assert tune.choose("reduce.full", other, target) == heuristic
 
 
 def _wrong_family(name: str, default: str) -> tune.Family:

@@ -15,7 +15,12 @@ from ..gpu.reductions import Reductions
 from .ops import OPS
 
 # The reduce builders' defaults (subgroup combines are left to the autotuner).
-VARIANTS: dict[str, dict[str, Any]] = {"full": {}, "rows": {}, "cols": {}}
+# From sweeps on the H200 through Vulkan (benchmarks/RESULTS.md): 16 loads in flight per
+# invocation, and a full reduction cut into TARGET parts (one tile of 1024 per workgroup read
+# 256M float32 at 0.48 TB/s, 2048 parts of 128K at 1.8-4.3 TB/s).
+VARIANTS: dict[str, dict[str, Any]] = {
+    "full": {"tiles": 0, "ipt": 16}, "rows": {"ipt": 16}, "cols": {"ipt": 16}
+}  # fmt: skip
 REDUCTIONS = Reductions(OPS, VARIANTS)
 LIBRARY: dict[str, Any] = REDUCTIONS.library()
 __all__ = ["LIBRARY", "REDUCTIONS", "VARIANTS"]
