@@ -26,8 +26,8 @@ from .cmath_parts import (
     make,
     re,
 )
-from .ir import BOOL, Assign, If, Let, Return, Var
-from .mathlib import copysign, isinf, isnan, land, lor
+from .ir import BOOL, U32, Assign, If, Let, Return, Var
+from .mathlib import copysign, from_words, hi, isinf, isnan, land, lor
 
 
 def _componentwise(fn: str) -> Callable[[ir.Type], ir.Function]:
@@ -71,6 +71,18 @@ def _multiply(t: ir.Type) -> ir.Function:
                      [Return(make(ar * br - ai * bi, ar * bi + ai * br, t))])  # fmt: skip
 
 
+def _times_inf(v: ir.Expr) -> ir.Expr:
+    """inf * v built from bits (+-inf with v's sign, NaN for 0 or NaN): NVIDIA's Vulkan
+    compiler gave NaN for products with an infinite constant (complex pow at infinities)."""
+    h = ir.select(lor(isnan(v), v.eq(0.0)), ir.Const(0x7FF80000, U32),
+                  (hi(v) & 0x80000000) | _exp_bits(v.type))  # fmt: skip
+    return ir.Bitcast(h, ir.F32) if v.type is ir.F32 else from_words(ir.Const(0, U32), h)
+
+
+def _exp_bits(t: ir.Type) -> int:
+    return 0x7F800000 if t is ir.F32 else 0x7FF00000
+
+
 @cache
 def _multiply_c99(t: ir.Type) -> ir.Function:
     """C99 Annex G's product (``__muldc3``): an infinite factor gives an infinite product where
@@ -88,7 +100,6 @@ def _multiply_c99(t: ir.Type) -> ir.Function:
     def unnan(*vs: Var) -> tuple[If, ...]:
         return tuple(If(isnan(v), (Assign(v, copysign(zero, v)),)) for v in vs)
 
-    inf = ir.Const(float("inf"), f)
     body: list[Any] = [
         Let(p, re(a), mutable=True), Let(q, im(a), mutable=True),
         Let(r, re(b), mutable=True), Let(s, im(b), mutable=True),
@@ -103,7 +114,7 @@ def _multiply_c99(t: ir.Type) -> ir.Function:
             If(land(ir.Unary("not", rec, BOOL),
                     lor(isinf(ac), isinf(bd), isinf(ad), isinf(bc))),
                (*unnan(p, q, r, s), Assign(rec, ir.Const(True, BOOL)))),
-            If(rec, (Assign(x, inf * (p * r - q * s)), Assign(y, inf * (p * s + q * r)))),
+            If(rec, (Assign(x, _times_inf(p * r - q * s)), Assign(y, _times_inf(p * s + q * r)))),
         )),
         Return(make(x, y, t)),
     ]  # fmt: skip

@@ -154,6 +154,13 @@ def _exp2(t: ir.Type) -> ir.Function:
     return _function("exp2", t, (z,), t, [Return(_exp(t)(make(re(z) * k, im(z) * k, t)))])
 
 
+def _zero_product(x: ir.Expr, y: ir.Expr) -> ir.Expr:
+    """The zero x * y is for y == 0 (finite x), its sign from the sign bits: NVIDIA's Vulkan
+    compiler may fold a product with a known zero to +0 (cos(0j) gave 1+0j in complex64)."""
+    h = (hi(x) ^ hi(y)) & 0x80000000
+    return ir.Bitcast(h, ir.F32) if x.type is ir.F32 else from_words(ir.Const(0, ir.U32), h)
+
+
 def _hyperbolic(cosh: bool) -> Callable[[ir.Type], ir.Function]:
     """csinh/ccosh with C99's special values; large |x| computes exp(|x|/2)^2 scaled."""
 
@@ -168,7 +175,7 @@ def _hyperbolic(cosh: bool) -> Callable[[ir.Type], ir.Function]:
         ch, sh = ir.call("cosh", x), ir.call("sinh", x)
         cy, sy = ir.call("cos", y), ir.call("sin", y)
         if cosh:
-            at_zero = make(ch, copysign(zero, x) * y, t)  # sinh(x) * 0 without inf * 0
+            at_zero = make(ch, _zero_product(x, y), t)  # sinh(x) * 0 without inf * 0
             bad_y = (If(x.eq(0.0), (Return(make(nan, zero, t)),)),
                      If(isinf(x), (Return(make(inf, nan, t)),)))  # fmt: skip
             small = make(ch * cy, sh * sy, t)

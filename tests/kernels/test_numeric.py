@@ -166,6 +166,18 @@ OPS_NUMPY = {op.name: op.numpy for op in ELEMENTWISE}
 STANDARD = {"floor_divide": cpu_elementwise.floor_divide}
 
 
+def _nextafter(x, y):
+    """NumPy's nextafter, but for float16 at x == y (+-0 against -+0): x, as NumPy 2.4's
+    float16 loop and ruda's kernel give; older NumPy (the GPU machine's) gives y there."""
+    want = np.nextafter(x, y)
+    if np.asarray(x).dtype == np.float16:
+        want = np.where(x == y, x, want)
+    return want
+
+
+STANDARD["nextafter"] = _nextafter
+
+
 def _compare(name, xs, got, want, strided):
     if want.dtype.kind in "biu" or name in EXACT:
         ok = (got == want) | ((got != got) & (want != want))
