@@ -31,7 +31,7 @@ from functools import cache
 
 from . import ir
 from .ir import BOOL, F32, F64, I32, I64, U32, U64, If, Let, Return, Var
-from .mathlib import hi, land, lor
+from .mathlib import hi, isnan, land, lor
 
 _MANT, _HIDDEN, _ABS = (1 << 52) - 1, 1 << 52, (1 << 63) - 1
 _MIN_NORMAL32 = 2.0**-126
@@ -90,15 +90,21 @@ def divide() -> ir.Function:
     q0, ab, bb, q = Var("q0", F64), Var("ab", U64), Var("bb", U64), Var("q", U64)
     ea, eb = Var("ea", I32), Var("eb", I32)
     A, B, Bi = Var("A", U64), Var("B", U64), Var("Bi", I64)
+    sign, signed = Var("sign", U64), Var("signed", F64)
     body: list = [
         Let(q0, ir.Call("raw_div", (a, b), F64)),
+        Let(sign, (ir.Bitcast(a, U64) ^ ir.Bitcast(b, U64)) & _u64(1 << 63)),
+        # the adapter's quotient with the sign of a / b (NVIDIA's overflowed to -inf for
+        # huge / tiny positives); NaN as it is
+        Let(signed, ir.select(isnan(q0), q0, ir.Bitcast((ir.Bitcast(q0, U64) & _ABS) | sign,
+                                                        F64))),  # fmt: skip
         Let(ab, ir.Bitcast(a, U64) & _ABS),
         Let(bb, ir.Bitcast(b, U64) & _ABS),
         Let(q, ir.Bitcast(q0, U64) & _ABS, mutable=True),
         Let(ea, _field(ab)),
         Let(eb, _field(bb)),
         If(lor(ea < 1, ea > 2046, eb < 1, eb > 2046, _field(q) < 2, _field(q) > 2045),
-           (Return(q0),)),
+           (Return(signed),)),
         Let(A, (ab & _MANT) | _HIDDEN),
         Let(B, (bb & _MANT) | _HIDDEN),
         Let(Bi, ir.Bitcast(B, I64)),
@@ -113,7 +119,7 @@ def divide() -> ir.Function:
         body += [
             Let(Q, (q & _MANT) | _HIDDEN),
             Let(s, ea - eb - _field(q) + 1075),
-            If(lor(s < 0, s > 63), (Return(q0),)),
+            If(lor(s < 0, s > 63), (Return(signed),)),
             Let(R, ir.Bitcast(ir.Binary("shl", A, ir.cast(s, U32), U64) - Q * B, I64)),
             # past the midpoint above (2R > B) or below (2R < -B; 4R < -B under a power of 2)
             Let(up, lor(R * 2 > Bi, land((R * 2).eq(Bi), odd))),
@@ -122,7 +128,6 @@ def divide() -> ir.Function:
             ),  # fmt: skip
             ir.Assign(q, ir.select(up, q + _u64(1), ir.select(down, q - _u64(1), q))),
         ]
-    sign = (ir.Bitcast(a, U64) ^ ir.Bitcast(b, U64)) & _u64(1 << 63)
     body.append(Return(ir.Bitcast(q | sign, F64)))
     return ir.Function("ruda_divide_f64", (a, b), F64, tuple(body))
 
