@@ -149,9 +149,16 @@ def _expm1(t: ir.Type) -> ir.Function:
 
 @cache
 def _exp2(t: ir.Type) -> ir.Function:
+    """exp(z ln 2), a non-finite part passed on unscaled: NVIDIA's Vulkan compiler takes a
+    product for finite, so exp's bit tests missed the scaled infinity (exp2(inf j) came out
+    finite there)."""
     z = Var("z", t)
     k = math.log(2.0)
-    return _function("exp2", t, (z,), t, [Return(_exp(t)(make(re(z) * k, im(z) * k, t)))])
+
+    def scaled(v: ir.Expr) -> ir.Expr:
+        return _sel(isfinite(v), v * k, v)
+
+    return _function("exp2", t, (z,), t, [Return(_exp(t)(make(scaled(re(z)), scaled(im(z)), t)))])
 
 
 def _zero_product(x: ir.Expr, y: ir.Expr) -> ir.Expr:

@@ -156,16 +156,6 @@ def test_ordering_functions_are_clear_errors(gdev) -> None:
             fn(x, *args)
 
 
-def standard_exp2(z: numpy.ndarray) -> numpy.ndarray:
-    """exp2(z) as exp(z ln 2), z scaled part by part (C99's cexp special values): NumPy's
-    complex exp2 depends on its version (the GPU machine's gives finite values for an infinite
-    imaginary part, NumPy 2.4 gives NaN + NaN j as cexp)."""
-    w = numpy.empty_like(z)
-    w.real, w.imag = z.real * numpy.log(2.0), z.imag * numpy.log(2.0)
-    with numpy.errstate(all="ignore"):
-        return numpy.exp(w)
-
-
 def standard_expm1(z: numpy.ndarray) -> numpy.ndarray:
     """The standard's complex expm1 (C99 cexp(z) - 1 off the finite plane, +0 + 0j at ±0 + 0j):
     the cpu backend's repair of NumPy, and exactly expm1(x) + yj on the real axis (NumPy's

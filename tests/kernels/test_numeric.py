@@ -168,7 +168,7 @@ STANDARD = {"floor_divide": cpu_elementwise.floor_divide}
 
 def _nextafter(x, y):
     """NumPy's nextafter, but for float16 at x == y (+-0 against -+0): x, as NumPy 2.4's
-    float16 loop and ruda's kernel give; older NumPy (the GPU machine's) gives y there."""
+    float16 loop (CI's, so the cpu backend's) and ruda's kernel give; NumPy 2.5 gives y."""
     want = np.nextafter(x, y)
     if np.asarray(x).dtype == np.float16:
         want = np.where(x == y, x, want)
