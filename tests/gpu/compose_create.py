@@ -78,6 +78,24 @@ def test_isin(t1, t2, gdev, rng):
     assert_close(ruda.isin(x, y[:0]), numpy.isin(a, b[:0]), device=gdev)
 
 
+def test_isin_python_scalars_take_the_array_dtype(gdev):
+    """A Python int is an element of the array's dtype (2**63 against uint64, as the
+    conformance suite asks); one outside the dtype's range equals nothing."""
+    u = numpy.array([1, 2, 2**63, 2**64 - 1], numpy.uint64)
+    x = ruda.asarray(u, device=gdev)
+    assert_close(ruda.isin(x, 2**63), u == 2**63, device=gdev)
+    assert_close(ruda.isin(x[:0], 2**63), numpy.zeros(0, bool), device=gdev)
+    assert_close(ruda.isin(2**64 - 1, x), numpy.array(True), device=gdev)
+    s = numpy.array([-3, 7, 300], numpy.int16)
+    y = ruda.asarray(s, device=gdev)
+    for v in (-1, 70000, -(2**40)):
+        for invert in (False, True):
+            want = numpy.full(3, invert)
+            assert_close(ruda.isin(y, v, invert=invert), want, device=gdev)
+    assert_close(ruda.isin(70000, y), numpy.array(False), device=gdev)
+    assert_close(ruda.isin(y, 300), s == 300, device=gdev)
+
+
 def test_isin_float_and_complex_edges(gdev):
     f = numpy.array([numpy.nan, 0.0, -0.0, 1.5, numpy.inf, -2.0])
     g = numpy.array([-0.0, numpy.nan, numpy.inf, 7.0])

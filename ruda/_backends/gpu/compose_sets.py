@@ -18,9 +18,14 @@ def isin(x1: Any, x2: Any, assume_unique: bool = False, invert: bool = False,
 
     a, b = (_arrays(v)[1] if hasattr(v, "ctx") else v for v in (x1, x2))
     dev = (a if isinstance(a, rd.Array) else b).device
-    a, b = (rd.asarray(v, device=dev) for v in (a, b))  # NumPy: a scalar as its default type
-    work = rd.result_type(a, b)
-    a, b = rd.astype(a, work), rd.astype(b, work)
+    work = rd.result_type(a, b)  # a Python scalar takes the array's dtype (the standard)
+    for v in (a, b):
+        if isinstance(v, int) and not isinstance(v, bool) and rd.isdtype(work, "integral"):
+            info = rd.iinfo(work)
+            if not info.min <= v <= info.max:  # equal to no element of the array's dtype
+                shape = a.shape if isinstance(a, rd.Array) else ()
+                return rd.full(shape, invert, dtype=rd.bool, device=dev)._data
+    a, b = (rd.asarray(v, dtype=work, device=dev) for v in (a, b))
     flat, keys = rd.reshape(a, (-1,)), rd.reshape(b, (-1,))
     if keys.size == 0 or flat.size == 0:
         hit = rd.zeros(flat.shape, dtype=rd.bool, device=dev)
