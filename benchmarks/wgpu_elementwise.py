@@ -2,6 +2,9 @@
 the figures that matter come from the H200 through Vulkan).
 
     RUDA_WGPU=experimental python benchmarks/wgpu_elementwise.py [--n 16777216] [--reps 20]
+
+``--chain`` also times a chain of 1000 small adds (``y = y + x`` on 1000 elements, a new result
+each time, one read-back at the end): microseconds per op, median of 5 runs.
 """
 
 from __future__ import annotations
@@ -54,12 +57,26 @@ def bench_wgpu(x, y, reps: int, per_submit: int) -> float:
         launcher.batch_limit = old
 
 
+def chain_us(x, ops: int = 1000) -> float:
+    """Microseconds per op of ``ops`` chained small adds, the result read back once."""
+    times = []
+    for _ in range(6):  # the first run warms up
+        y = x
+        t = time.perf_counter()
+        for _ in range(ops):
+            y = y + x
+        numpy.asarray(y.to_device("cpu"))
+        times.append((time.perf_counter() - t) / ops * 1e6)
+    return statistics.median(times[1:])
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--n", type=int, default=16 * 1024 * 1024)
     p.add_argument("--reps", type=int, default=20)
     p.add_argument("--device", default="wgpu:0")
     p.add_argument("--json", default="")
+    p.add_argument("--chain", action="store_true", help="also the chain of 1000 small adds")
     args = p.parse_args()
     rng = numpy.random.default_rng()
     a = rng.standard_normal(args.n, dtype=numpy.float32)
@@ -80,6 +97,10 @@ def main() -> None:
     for k in ("numpy_s", "wgpu_1_per_submit_s", "wgpu_50_per_submit_s"):
         s = results[k]
         print(f"  {k[:-2]:<22} {s * 1e3:9.3f} ms   {gbps(args.n, s):8.1f} GB/s")
+    if args.chain:
+        small = ruda.asarray(a[:1000], device=dev)
+        results["chain_us_per_op"] = chain_us(small)
+        print(f"  chain of 1000 adds of 1000 elements: {results['chain_us_per_op']:.2f} us/op")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)

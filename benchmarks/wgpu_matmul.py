@@ -1,7 +1,9 @@
-"""f32 matmul on the wgpu backend: the tiled IR kernel's default and a few variants, in TFLOP/s
-(the target on the H200 through Vulkan: 8192^3 at 25 TFLOP/s or more; on lavapipe a smoke test).
+"""matmul on the wgpu backend: the tiled IR kernel's default and a few variants, in TFLOP/s
+(the targets on the H200 through Vulkan: 8192^3 f32 at 25 TFLOP/s or more, f16 at 60 without
+cooperative matrices; on lavapipe a smoke test).
 
-    RUDA_WGPU=experimental python benchmarks/wgpu_matmul.py [--n 8192] [--reps 10] [--json f]
+    RUDA_WGPU=experimental python benchmarks/wgpu_matmul.py [--n 8192] [--reps 10]
+        [--dtype float32|float16] [--json f]
 
 Each variant is checked first: 64 rows of the product against NumPy in float64.
 """
@@ -52,21 +54,24 @@ def main() -> None:
     p.add_argument("--n", type=int, default=8192)
     p.add_argument("--reps", type=int, default=10)
     p.add_argument("--device", default="wgpu:0")
+    p.add_argument("--dtype", default="float32", choices=("float32", "float16"))
     p.add_argument("--json", default="")
     args = p.parse_args()
     n = args.n
     rng = numpy.random.default_rng()
-    a = rng.standard_normal((n, n), dtype=numpy.float32)
-    b = rng.standard_normal((n, n), dtype=numpy.float32)
+    a = rng.standard_normal((n, n)).astype(args.dtype)
+    b = rng.standard_normal((n, n)).astype(args.dtype)
     dev = ruda.Device(args.device)
     x, y = ruda.asarray(a, device=dev), ruda.asarray(b, device=dev)
-    out = ruda.empty((n, n), dtype=ruda.float32, device=dev)
+    out = ruda.empty((n, n), dtype=getattr(ruda, args.dtype), device=dev)
     want = a[:64].astype(numpy.float64) @ b.astype(numpy.float64)
     from ruda._backends.wgpu.linalg_products import PRODUCTS
 
-    base = km.default_variant(km.ir.F32, n, n, n)
-    results = {"device": f"{dev} ({dev.backend.launcher.ctx.description})", "n": n, "runs": []}
-    print(f"f32 matmul {n}^3 on {results['device']}")
+    t = km.ir.F32 if args.dtype == "float32" else km.ir.F16
+    base = km.default_variant(t, n, n, n)
+    results = {"device": f"{dev} ({dev.backend.launcher.ctx.description})", "n": n,
+               "dtype": args.dtype, "runs": []}  # fmt: skip
+    print(f"{args.dtype} matmul {n}^3 on {results['device']}")
     for change in VARIANTS:
         v = {**base, **change}
         PRODUCTS.variant = v

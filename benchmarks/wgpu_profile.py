@@ -55,6 +55,7 @@ class Profiler:
             if self.encoder is None:
                 self.encoder = self.ctx.device.create_command_encoder()
             qs, first = prof.slot(self.ctx.device, self)
+            self._pipeline = None  # a fresh pass: the launcher sets its pipeline again
             self.cpass = self.encoder.begin_compute_pass(timestamp_writes={
                 "query_set": qs, "beginning_of_pass_write_index": first,
                 "end_of_pass_write_index": first + 1})  # fmt: skip

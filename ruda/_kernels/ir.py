@@ -90,8 +90,24 @@ _FROM_NUMPY = {
 }
 
 
+_TYPE_OF: dict[Any, Type] = {}  # dtype -> IR type: every launch asks (np.dtype.name is slow)
+
+
 def type_of(dtype: Any) -> Type:
     """The IR type of a NumPy or ruda dtype."""
+    try:
+        return _TYPE_OF[dtype]
+    except (KeyError, TypeError):  # TypeError: an unhashable dtype-like
+        pass
+    t = _type_of(dtype)
+    try:
+        _TYPE_OF[dtype] = t
+    except TypeError:
+        pass
+    return t
+
+
+def _type_of(dtype: Any) -> Type:
     d = np.dtype(getattr(dtype, "_np", dtype))
     if d.name == "bfloat16":  # ml_dtypes' kind is "V"
         return BF16

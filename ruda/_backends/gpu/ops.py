@@ -74,6 +74,19 @@ def result_dtype(
     op: Op, arrays: list[np.dtype], scalars: list[Any], kind: str
 ) -> tuple[np.dtype, np.dtype]:
     """The promoted operand dtype (ruda._promotion) and the op's result dtype."""
+    if not scalars:  # every launch asks: arrays alone are memoised (a scalar's value counts)
+        key = (op.name, *arrays)
+        hit = _RESULTS.get(key)
+        if hit is None:
+            hit = _RESULTS[key] = _result_dtype(op, arrays, scalars)
+        return hit
+    return _result_dtype(op, arrays, scalars)
+
+
+_RESULTS: dict[tuple[Any, ...], tuple[np.dtype, np.dtype]] = {}
+
+
+def _result_dtype(op: Op, arrays: list[np.dtype], scalars: list[Any]) -> tuple[np.dtype, np.dtype]:
     r = dt.from_numpy(arrays[0])
     for d in arrays[1:]:
         r = promote(r, dt.from_numpy(d))
@@ -363,6 +376,9 @@ __all__ = ["PY_SCALARS", "GpuOps", "loop_dtype", "mixed", "result_dtype"]
 
 def _broadcast(ins: Any) -> tuple[int, ...]:
     """The operands' broadcast shape, or NumPy's ufunc error."""
+    first = ins[0].shape
+    if all(x.shape == first for x in ins):
+        return first
     try:
         return np.broadcast_shapes(*(x.shape for x in ins))
     except ValueError:

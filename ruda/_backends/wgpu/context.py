@@ -116,6 +116,7 @@ class Context:
         self.lock = threading.RLock()
         self.allocator = Allocator(self)
         self.compiler = Compiler(self)
+        self._missing: dict[Any, str | None] = {}  # dtype -> missing_feature(dtype)
         self.launcher = Launcher(self)
 
     def __repr__(self) -> str:
@@ -123,10 +124,20 @@ class Context:
 
     def missing_feature(self, npdt: np.dtype) -> str | None:
         """The adapter feature dtype ``npdt`` needs and this device lacks (or "unsupported")."""
+        key = (npdt, self.features)  # the features too: tests take one away
+        try:
+            return self._missing[key]
+        except (KeyError, TypeError):
+            pass
         need = DTYPE_FEATURE.get(np.dtype(npdt).name)
-        if need is None:
-            return "unsupported"
-        return need if need and need not in self.features else None
+        miss = (
+            "unsupported" if need is None else need if need and need not in self.features else None
+        )
+        try:
+            self._missing[key] = miss  # every launch asks: np.dtype.name is slow
+        except TypeError:  # an unhashable dtype-like
+            pass
+        return miss
 
     def check_dtype(self, npdt: Any, fname: str) -> None:
         """FeatureError (a TypeError) naming device and feature when ``npdt`` cannot live here."""

@@ -39,6 +39,7 @@ class Launcher:
         self.used = 0
         self.encoder: Any = None
         self.cpass: Any = None
+        self._pipeline: Any = None  # the pipeline set last in the open pass
         self.count = 0  # dispatches in the current batch
         self.copies = 0  # copies in the current batch
         self.copy_limit = 64 * max(self.batch_limit, 1)  # copies are cheap to record; bound a batch
@@ -84,7 +85,10 @@ class Launcher:
             if self.encoder is None:
                 self.encoder = self.ctx.device.create_command_encoder()
             cpass = self.cpass = self.encoder.begin_compute_pass()
-        cpass.set_pipeline(program.pipeline)
+            self._pipeline = None
+        if program.pipeline is not self._pipeline:  # a chain of one op sets it once a pass
+            cpass.set_pipeline(program.pipeline)
+            self._pipeline = program.pipeline
         cpass.set_bind_group(0, group, [off] if size else [])
         cpass.dispatch_workgroups(grid[0], grid[1], 1)
         self.count += 1
