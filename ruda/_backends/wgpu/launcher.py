@@ -69,9 +69,15 @@ class Launcher:
         grid: tuple[int, int],
     ) -> None:  # fmt: skip
         """Queue ``program`` on ``grid`` (workgroups along x and y) as given (reduce plans)."""
+        self.launch_packed(program, bindings, program.pack(params), grid)
+
+    def launch_packed(
+        self, program: Any, bindings: list[tuple[Any, int, int]], data: bytes,
+        grid: tuple[int, int],
+    ) -> None:  # fmt: skip
+        """``launch_grid`` with the parameters already packed (``program.pack``)."""
         if self._words:
             self.emit_words()
-        data = program.pack(params)
         size = len(data)
         if self.count >= self.batch_limit or self.used + size > self.capacity:
             self.flush()

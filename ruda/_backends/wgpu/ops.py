@@ -18,12 +18,16 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from ..._kernels import ir, tune
+import numpy as np
+
+from ..._dtypes import kind_of
+from ..._kernels import cmath, ir, tune
 from ..gpu import chunking, kernels
 from ..gpu.creation import arange_chunks, fill_words
 from ..gpu.layout import bstrides, collapse
-from ..gpu.ops import GpuOps
+from ..gpu.ops import GpuOps, _ElementwiseMaker, result_dtype
 from ..gpu.random import library as random_library
+from ..gpu.strided import c_strides
 from ..gpu.tuning import Tuner, vectorizable
 from .array import WgpuArray
 from .context import context
@@ -49,8 +53,57 @@ class WgpuOps(GpuOps):
     native = WgpuArray
     vector_launches = 0  # statistics: launches of a vectorised variant (tests check it)
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # (op, device, size, dtypes) -> _Dense or None: what apply decided for array operands of
+        # one shape, dense and aligned (emptied with the tuner's memos: its kernel is in it)
+        self._dense = tune.hot_memo()
+
     def context(self, index: int) -> Any:
         return context(index)
+
+    def apply(self, op: Any, args: tuple[Any, ...], out: Any = None) -> Any:
+        """``GpuOps.apply``; array operands of one shape, dense and aligned, into a new array
+        take a memoised launch (the host's cost per op is most of a small op's time)."""
+        if out is None:
+            done = self._apply_dense(op, args)
+            if done is not None:
+                return done
+        return super().apply(op, args, out)
+
+    def _apply_dense(self, op: Any, args: tuple[Any, ...]) -> Any:
+        first = args[0] if args else None
+        if type(first) is not WgpuArray:
+            return None
+        ctx, shape = first.ctx, first.shape
+        for a in args:
+            if type(a) is not WgpuArray or a.ctx is not ctx or a.shape != shape:
+                return None
+            if not a.is_contiguous:
+                return None
+        key = (op.name, ctx, ctx.features, shape, *(a.dtype for a in args))
+        plan = self._dense.get(key, False)
+        if plan is False:
+            if len(self._dense) > 4096:
+                self._dense.clear()
+            plan = self._dense[key] = _Dense.make(self, op, args)
+        if plan is None:
+            return None
+        mod = 16 if plan.vector else ctx.storage_align
+        for a in args:
+            if (
+                a.offset % ctx.storage_align
+                or a.offset % mod
+                or (plan.vector and (a.block.size - a.offset) % 16)
+            ):
+                return None  # the general path picks the kernel for these offsets
+        out = WgpuArray(ctx, ctx.allocator.alloc(plan.nbytes), 0, shape, plan.strides, plan.result)
+        binds = [(a.block.buffer, a.offset, max(min(size, a.block.size - a.offset), 4))
+                 for a, size in zip((*args, out), plan.sizes, strict=True)]  # fmt: skip
+        if plan.vector:
+            self.vector_launches += 1
+        ctx.launcher.launch_packed(plan.program, binds, plan.data, plan.grid)
+        return out
 
     def launch_map(
         self, ctx: Any, make: Callable[[int | None], ir.Kernel], ins: list[Any], out: Any
@@ -204,6 +257,51 @@ class WgpuOps(GpuOps):
             params = dict(zip(prog.param_names, launch.params, strict=True))
             bindings = [binds[n] for n in launch.buffers]
             launcher.launch_grid(prog, bindings, params, launch.grid[:2])
+
+
+@dataclasses.dataclass(frozen=True)
+class _Dense:
+    """A memoised contiguous launch of an op over array operands of one dtype signature and
+    shape: the result dtype, the output's strides and bytes, the compiled program, each
+    operand's binding size (the output's last), the packed parameters and the grid."""
+
+    result: Any
+    strides: tuple[int, ...]
+    nbytes: int
+    program: Any
+    vector: bool
+    sizes: tuple[int, ...]
+    data: bytes
+    grid: tuple[int, int]
+
+    @staticmethod
+    def make(ops: WgpuOps, op: Any, args: tuple[WgpuArray, ...]) -> _Dense | None:
+        """The launch ``GpuOps.apply`` would make, or None where it does more (casts, errors,
+        chunks past one binding): those keep the general path."""
+        ctx, n = args[0].ctx, args[0].size
+        dts = [a.dtype for a in args]
+        try:
+            rn, result = result_dtype(op, dts, [], ops.kind)
+            ctx.check_dtype(rn, op.name)
+            ctx.check_dtype(result, op.name)
+        except (TypeError, ValueError):
+            return None  # the general path raises the error
+        if n == 0 or (kind_of(rn) == "c" and op.name not in cmath.OPS):
+            return None
+        if op.result == "bool" and op.category != "bool" and any(d != rn for d in dts):
+            return None  # comparisons cast their operands first
+        itemsizes = [d.itemsize for d in dts] + [np.dtype(result).itemsize]
+        if n * max(itemsizes) > chunking.limit_of(ctx):
+            return None
+        make = _ElementwiseMaker(op.name, tuple(ir.type_of(d) for d in dts), ir.type_of(result))
+        kernel = ops.tuner.kernel(ctx, make, n, "contiguous", default_variant)
+        prog = ctx.compiler.program(kernel)
+        step = 4 * kernel.vector_width - 1
+        sizes = tuple((n * isz + step) & ~step for isz in itemsizes)
+        grid = ctx.launcher.grid(prog, n)
+        result = np.dtype(result)
+        return _Dense(result, c_strides(args[0].shape), n * result.itemsize, prog,
+                      kernel.vector_width > 1, sizes, prog.pack({"n": n}), grid)  # fmt: skip
 
 
 def _chunk(ctx: Any, n: int, isz: int) -> int:
