@@ -27,7 +27,7 @@ from .cmath_parts import (
     re,
 )
 from .ir import BOOL, U32, Assign, If, Let, Return, Var
-from .mathlib import copysign, from_words, hi, isinf, isnan, land, lor
+from .mathlib import copysign, exp_mask, from_hi, hi, isinf, isnan, land, lor
 
 
 def _componentwise(fn: str) -> Callable[[ir.Type], ir.Function]:
@@ -75,12 +75,8 @@ def _times_inf(v: ir.Expr) -> ir.Expr:
     """inf * v built from bits (+-inf with v's sign, NaN for 0 or NaN): NVIDIA's Vulkan
     compiler gave NaN for products with an infinite constant (complex pow at infinities)."""
     h = ir.select(lor(isnan(v), v.eq(0.0)), ir.Const(0x7FF80000, U32),
-                  (hi(v) & 0x80000000) | _exp_bits(v.type))  # fmt: skip
-    return ir.Bitcast(h, ir.F32) if v.type is ir.F32 else from_words(ir.Const(0, U32), h)
-
-
-def _exp_bits(t: ir.Type) -> int:
-    return 0x7F800000 if t is ir.F32 else 0x7FF00000
+                  (hi(v) & 0x80000000) | exp_mask(v.type))  # fmt: skip
+    return from_hi(v.type, h)
 
 
 @cache

@@ -28,7 +28,7 @@ from .cmath_parts import (
     re,
 )
 from .ir import BOOL, I32, Assign, If, Let, Return, Var, While
-from .mathlib import copysign, from_words, hi, isfinite, isinf, isnan, land, lo, lor
+from .mathlib import copysign, from_hi, hi, isfinite, isinf, isnan, land, lor, with_hi
 
 
 def _exp_cutoff(f: ir.Type) -> float:
@@ -164,8 +164,7 @@ def _exp2(t: ir.Type) -> ir.Function:
 def _zero_product(x: ir.Expr, y: ir.Expr) -> ir.Expr:
     """The zero x * y is for y == 0 (finite x), its sign from the sign bits: NVIDIA's Vulkan
     compiler may fold a product with a known zero to +0 (cos(0j) gave 1+0j in complex64)."""
-    h = (hi(x) ^ hi(y)) & 0x80000000
-    return ir.Bitcast(h, ir.F32) if x.type is ir.F32 else from_words(ir.Const(0, ir.U32), h)
+    return from_hi(x.type, (hi(x) ^ hi(y)) & 0x80000000)
 
 
 def _hyperbolic(cosh: bool) -> Callable[[ir.Type], ir.Function]:
@@ -243,8 +242,7 @@ def _tanh(t: ir.Type, c99: bool = False) -> ir.Function:
 def _negated(v: ir.Expr) -> ir.Expr:
     """``-v`` as its sign bit flipped, a NaN's too (NVIDIA's float64 negation may leave it;
     C99's special values follow a NaN's sign through these rotations)."""
-    h = hi(v) ^ 0x80000000
-    return ir.Bitcast(h, ir.F32) if v.type is ir.F32 else from_words(lo(v), h)
+    return with_hi(v, hi(v) ^ 0x80000000)
 
 
 def _times_i(z: ir.Expr) -> ir.Expr:

@@ -20,7 +20,7 @@ from typing import Any
 
 from . import ir
 from .ir import BOOL, F32, F64, I32, U32, Assign, If, Let, Return, Var
-from .mathlib import copysign, from_words, hi, inf, isinf, isnan, lo, lor, nan
+from .mathlib import copysign, from_words, hi, inf, isinf, isnan, lor, nan, with_hi
 
 LN2 = 0.6931471805599453
 # fdlibm's splits of ln2 (hi has trailing zero bits, so k * hi is exact) and 1/ln2
@@ -111,11 +111,6 @@ def _mh(t: ir.Type) -> int:
 
 def _bias(t: ir.Type) -> int:
     return 1023 if t is F64 else 127
-
-
-def with_hi(x: ir.Expr, h: ir.Expr) -> ir.Expr:
-    """``x`` with its high word replaced (f32: the whole float)."""
-    return from_words(lo(x), h) if x.type is F64 else ir.Bitcast(h, F32)
 
 
 def low_zero(x: ir.Expr) -> ir.Expr:

@@ -17,8 +17,21 @@ from functools import cache
 
 from . import ir, libm
 from .ir import F64, I32, U32, If
-from .libm import LN2, Builder, absf, c, low_zero, params, poly, scalbn, with_hi
-from .mathlib import copysign, from_words, hi, inf, is_zero, isinf, isnan, land, lo, lor, nan
+from .libm import LN2, Builder, absf, c, low_zero, params, poly, scalbn
+from .mathlib import (
+    copysign,
+    from_words,
+    hi,
+    inf,
+    is_zero,
+    isinf,
+    isnan,
+    land,
+    lo,
+    lor,
+    nan,
+    with_hi,
+)  # fmt: skip
 
 _L = (5.99999999999994648725e-01, 4.28571428578550184252e-01, 3.33333329818377432918e-01,
       2.72728123808534006489e-01, 2.30660745775561754067e-01,

@@ -45,7 +45,19 @@ def from_words(lo_: ir.Expr, hi_: ir.Expr) -> ir.Expr:
     return ir.Call("from_words", (lo_, hi_), F64)
 
 
-def _exp_mask(t: ir.Type) -> int:
+def with_hi(x: ir.Expr, h: ir.Expr) -> ir.Expr:
+    """``x`` with its high word replaced (f32: the whole float)."""
+    return ir.Bitcast(h, F32) if x.type is F32 else from_words(lo(x), h)
+
+
+def from_hi(t: ir.Type, h: ir.Expr) -> ir.Expr:
+    """The f32 or f64 whose high word is ``h`` (f64: low word 0): floats built from bits,
+    which a compiler cannot fold the way it folds arithmetic on known values."""
+    return ir.Bitcast(h, F32) if t is F32 else from_words(ir.Const(0, U32), h)
+
+
+def exp_mask(t: ir.Type) -> int:
+    """The exponent bits of ``t``'s high word (f32 or f64)."""
     return 0x7F800000 if t is F32 else 0x7FF00000
 
 
@@ -53,8 +65,8 @@ def isnan(x: ir.Expr) -> ir.Expr:
     x = _wide(x)
     h = hi(x) & 0x7FFFFFFF
     if x.type is F32:
-        return h > _exp_mask(F32)
-    m = _exp_mask(F64)
+        return h > exp_mask(F32)
+    m = exp_mask(F64)
     return ir.Binary("lor", h > m, ir.Binary("land", h.eq(m), lo(x).ne(0), ir.BOOL), ir.BOOL)
 
 
@@ -62,13 +74,13 @@ def isinf(x: ir.Expr) -> ir.Expr:
     x = _wide(x)
     h = hi(x) & 0x7FFFFFFF
     if x.type is F32:
-        return h.eq(_exp_mask(F32))
-    return ir.Binary("land", h.eq(_exp_mask(F64)), lo(x).eq(0), ir.BOOL)
+        return h.eq(exp_mask(F32))
+    return ir.Binary("land", h.eq(exp_mask(F64)), lo(x).eq(0), ir.BOOL)
 
 
 def isfinite(x: ir.Expr) -> ir.Expr:
     x = _wide(x)
-    return (hi(x) & 0x7FFFFFFF) < _exp_mask(x.type)
+    return (hi(x) & 0x7FFFFFFF) < exp_mask(x.type)
 
 
 def signbit(x: ir.Expr) -> ir.Expr:
@@ -79,7 +91,7 @@ def copysign(a: ir.Expr, b: ir.Expr) -> ir.Expr:
     if a.type.is_half:
         return ir.cast(copysign(_wide(a), _wide(b)), a.type)
     h = (hi(a) & 0x7FFFFFFF) | (hi(b) & 0x80000000)
-    return ir.Bitcast(h, F32) if a.type is F32 else from_words(lo(a), h)
+    return with_hi(a, h)
 
 
 def is_zero(x: ir.Expr) -> ir.Expr:
