@@ -36,7 +36,7 @@ class Profiler:
 
     def __init__(self) -> None:
         self.names: list[str] = []  # kernel of each timed dispatch, in order
-        self.pending: list[tuple[object, object, int, int]] = []  # (set, buffer, first, count)
+        self.pending: list[object] = []  # resolve buffers of queries not read back yet
         self.sets: list[object] = []
         self.used = 0
         self.start = 0  # first query of the current set not yet resolved
@@ -97,13 +97,13 @@ class Profiler:
             size=8 * count, usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC
         )
         launcher.encoder.resolve_query_set(self.sets[-1], self.start, count, buf, 0)
-        self.pending.append((buf, count))
+        self.pending.append(buf)
         self.start = self.used
 
     def collect(self, device) -> list[float]:  # noqa: ANN001
         """Microseconds of each timed dispatch so far."""
         period = timestamp_period(device) * 1e-3
-        for buf, _count in self.pending:
+        for buf in self.pending:
             raw = numpy.frombuffer(device.queue.read_buffer(buf), numpy.uint64)
             ticks = raw.astype(numpy.int64)
             self.ticks.extend((ticks[1::2] - ticks[0::2]).tolist())

@@ -226,18 +226,13 @@ class GpuOps(CreationOps):
                 )
         if not arr_dtypes:
             raise TypeError(f"{op.name}: expected at least one {kind} array operand")
-        rn, result = result_dtype(op, arr_dtypes, scalars, kind)
-        if kind_of(rn) == "c" and op.name not in cmath.OPS:
-            # Note: NumPy orders complex (maximum, ...); the standard defines these for reals.
-            raise TypeError(f"ruda.{op.name}: not defined for complex operands ({rn})")
-        ctx.check_dtype(rn, op.name)
-        ctx.check_dtype(result, op.name)
+        rn, result = self.dtypes_of(op, ctx, arr_dtypes, scalars)
         # Operands: constants for scalars; comparisons see both operands in the promoted dtype.
         logical = op.category == "bool"
         ins: list[Any] = []
         for a in args:
             if isinstance(a, native):
-                if op.result == "bool" and not logical and a.dtype != rn:
+                if casts_operands(op) and a.dtype != rn:
                     a = self.astype(a, rn)
                 ins.append(a)
             else:
@@ -259,6 +254,17 @@ class GpuOps(CreationOps):
         out_type = ir.type_of(out.dtype)
         self.launch_map(ctx, _ElementwiseMaker(op.name, in_types, out_type), ins, out)
         return out
+
+    def dtypes_of(self, op: Op, ctx: Any, arrays: list[np.dtype],
+                  scalars: list[Any]) -> tuple[np.dtype, np.dtype]:  # fmt: skip
+        """(operand dtype, result dtype) of ``op`` on ``ctx``, or the error ``apply`` raises."""
+        rn, result = result_dtype(op, arrays, scalars, self.kind)
+        if kind_of(rn) == "c" and op.name not in cmath.OPS:
+            # Note: NumPy orders complex (maximum, ...); the standard defines these for reals.
+            raise TypeError(f"ruda.{op.name}: not defined for complex operands ({rn})")
+        ctx.check_dtype(rn, op.name)
+        ctx.check_dtype(result, op.name)
+        return rn, result
 
     @staticmethod
     def _check_out(op: Op, shape: tuple[int, ...], result: np.dtype, out: Any) -> None:
@@ -371,7 +377,13 @@ class GpuOps(CreationOps):
                 **manipulation.library(self)}  # fmt: skip
 
 
-__all__ = ["PY_SCALARS", "GpuOps", "loop_dtype", "mixed", "result_dtype"]
+__all__ = ["PY_SCALARS", "GpuOps", "casts_operands", "loop_dtype", "mixed", "result_dtype"]
+
+
+def casts_operands(op: Op) -> bool:
+    """Whether ``apply`` casts array operands to the promoted dtype (comparisons: a kernel sees
+    both operands in one dtype; logical ops take any)."""
+    return op.result == "bool" and op.category != "bool"
 
 
 def _broadcast(ins: Any) -> tuple[int, ...]:

@@ -20,12 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from ..._dtypes import kind_of
-from ..._kernels import cmath, ir, tune
+from ..._kernels import ir, tune
 from ..gpu import chunking, kernels
 from ..gpu.creation import arange_chunks, fill_words
 from ..gpu.layout import bstrides, collapse
-from ..gpu.ops import GpuOps, _ElementwiseMaker, result_dtype
+from ..gpu.ops import GpuOps, _ElementwiseMaker, casts_operands
 from ..gpu.random import library as random_library
 from ..gpu.strided import c_strides
 from ..gpu.tuning import Tuner, vectorizable
@@ -55,7 +54,7 @@ class WgpuOps(GpuOps):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        # (op, device, size, dtypes) -> _Dense or None: what apply decided for array operands of
+        # (op, device, features, shape, dtypes) -> _Dense or None: what apply decided for array operands of
         # one shape, dense and aligned (emptied with the tuner's memos: its kernel is in it)
         self._dense = tune.hot_memo()
 
@@ -89,18 +88,17 @@ class WgpuOps(GpuOps):
             plan = self._dense[key] = _Dense.make(self, op, args)
         if plan is None:
             return None
-        mod = 16 if plan.vector else ctx.storage_align
+        mod = 16 if plan.vector > 1 else ctx.storage_align
         for a in args:
             if (
                 a.offset % ctx.storage_align
                 or a.offset % mod
-                or (plan.vector and (a.block.size - a.offset) % 16)
+                or (plan.vector > 1 and (a.block.size - a.offset) % 16)
             ):
                 return None  # the general path picks the kernel for these offsets
         out = WgpuArray(ctx, ctx.allocator.alloc(plan.nbytes), 0, shape, plan.strides, plan.result)
-        binds = [(a.block.buffer, a.offset, max(min(size, a.block.size - a.offset), 4))
-                 for a, size in zip((*args, out), plan.sizes, strict=True)]  # fmt: skip
-        if plan.vector:
+        binds = [_binding(a, 0, first.size, plan.vector) for a in (*args, out)]
+        if plan.vector > 1:
             self.vector_launches += 1
         ctx.launcher.launch_packed(plan.program, binds, plan.data, plan.grid)
         return out
@@ -134,17 +132,13 @@ class WgpuOps(GpuOps):
             if kernel.vector_width > 1:
                 self.vector_launches += 1
             prog = ctx.compiler.program(kernel)
-            step = 4 * kernel.vector_width - 1  # binding sizes: whole words, or whole vectors
+            vw = kernel.vector_width  # bindings span whole words, or whole vectors
             widest = max(x.dtype.itemsize for x in ops)
             # chunks start at aligned bytes of every operand (and whole u32 words of packed ones)
             chunk = n if n * widest <= max_bind else max(align, max_bind // widest // align * align)
             for start in range(0, n, chunk):
                 m = min(chunk, n - start)
-                binds = []
-                for x in ops:
-                    off = x.offset + start * x.dtype.itemsize
-                    size = min((m * x.dtype.itemsize + step) & ~step, x.block.size - off)
-                    binds.append((x.block.buffer, off, max(size, 4)))
+                binds = [_binding(x, start, m, vw) for x in ops]
                 launcher.launch(prog, binds, {"n": m}, m)
             return
         if alias:
@@ -259,18 +253,25 @@ class WgpuOps(GpuOps):
             launcher.launch_grid(prog, bindings, params, launch.grid[:2])
 
 
+def _binding(x: WgpuArray, start: int, m: int, vector: int) -> tuple[Any, int, int]:
+    """(buffer, offset, size) binding ``m`` elements of contiguous ``x`` from element ``start``:
+    whole words, or whole ``vector``-lane vectors, within ``x``'s block."""
+    isz, step = x.dtype.itemsize, 4 * vector - 1
+    off = x.offset + start * isz
+    return x.block.buffer, off, max(min((m * isz + step) & ~step, x.block.size - off), 4)
+
+
 @dataclasses.dataclass(frozen=True)
 class _Dense:
     """A memoised contiguous launch of an op over array operands of one dtype signature and
-    shape: the result dtype, the output's strides and bytes, the compiled program, each
-    operand's binding size (the output's last), the packed parameters and the grid."""
+    shape: the result dtype, the output's strides and bytes, the compiled program and its
+    vector width (the bindings' granule), the packed parameters and the grid."""
 
     result: Any
     strides: tuple[int, ...]
     nbytes: int
     program: Any
-    vector: bool
-    sizes: tuple[int, ...]
+    vector: int  # the kernel's vector width (1: scalar)
     data: bytes
     grid: tuple[int, int]
 
@@ -281,27 +282,21 @@ class _Dense:
         ctx, n = args[0].ctx, args[0].size
         dts = [a.dtype for a in args]
         try:
-            rn, result = result_dtype(op, dts, [], ops.kind)
-            ctx.check_dtype(rn, op.name)
-            ctx.check_dtype(result, op.name)
+            rn, result = ops.dtypes_of(op, ctx, dts, [])
         except (TypeError, ValueError):
             return None  # the general path raises the error
-        if n == 0 or (kind_of(rn) == "c" and op.name not in cmath.OPS):
+        if n == 0 or (casts_operands(op) and any(d != rn for d in dts)):
             return None
-        if op.result == "bool" and op.category != "bool" and any(d != rn for d in dts):
-            return None  # comparisons cast their operands first
         itemsizes = [d.itemsize for d in dts] + [np.dtype(result).itemsize]
         if n * max(itemsizes) > chunking.limit_of(ctx):
             return None
         make = _ElementwiseMaker(op.name, tuple(ir.type_of(d) for d in dts), ir.type_of(result))
         kernel = ops.tuner.kernel(ctx, make, n, "contiguous", default_variant)
         prog = ctx.compiler.program(kernel)
-        step = 4 * kernel.vector_width - 1
-        sizes = tuple((n * isz + step) & ~step for isz in itemsizes)
         grid = ctx.launcher.grid(prog, n)
         result = np.dtype(result)
         return _Dense(result, c_strides(args[0].shape), n * result.itemsize, prog,
-                      kernel.vector_width > 1, sizes, prog.pack({"n": n}), grid)  # fmt: skip
+                      kernel.vector_width, prog.pack({"n": n}), grid)  # fmt: skip
 
 
 def _chunk(ctx: Any, n: int, isz: int) -> int:
