@@ -54,8 +54,9 @@ class WgpuOps(GpuOps):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        # (op, device, features, shape, dtypes) -> _Dense or None: what apply decided for array operands of
-        # one shape, dense and aligned (emptied with the tuner's memos: its kernel is in it)
+        # (op, device, features, shape, dtypes) -> _Dense or None: what apply decided for array
+        # operands of one shape, dense and aligned (emptied with the tuner's memos: its kernel
+        # is in it)
         self._dense = tune.hot_memo()
 
     def context(self, index: int) -> Any:
