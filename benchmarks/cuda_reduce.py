@@ -36,7 +36,8 @@ SWEEP = {
     "rows": [{"ipt": i, "wg": w, "tpr": w} for i in (4, 8) for w in (256, 512, 1024)],
     "cols": [{"ipt": i, "wg": w, "rt": r} for i in (4, 8) for w in (128, 256) for r in (1, 4, 8)],
     "scan": [{"algorithm": "lookback", "wg": w, "ipt": i} for w in (128, 256, 512, 1024)
-             for i in (4, 8, 16)] + [{"algorithm": "reduce_then_scan", "wg": 512, "ipt": 4}],
+             for i in (4, 8, 16)] + [{"algorithm": "reduce_then_scan", "wg": 512, "ipt": 4}]
+    + [{"algorithm": "chunked", "wg": w, "ipt": i} for w in (256, 512) for i in (4, 8)],
 }  # fmt: skip
 
 

@@ -8,6 +8,11 @@ tile in its row) is added. Two ways to get the carries (``VARIANTS["scan"]["algo
 * ``reduce_then_scan`` (every backend; WebGPU gives no forward-progress guarantee between
   workgroups): tile totals (the ``reduce`` row kernel), an exclusive scan of them (this same
   plan, recursively), then the tile scan with its carry. Reads the input twice.
+* ``chunked`` (every backend; the default on WebGPU): the row is cut into long chunks (about
+  ``reduce.TARGET`` in all, or ``chunks``); their totals (the ``reduce`` row kernel, many loads
+  in flight), an exclusive scan of those, then one workgroup per chunk walks its tiles in order,
+  carrying the running total from tile to tile. Few workgroups each doing much work: the
+  per-tile costs of a workgroup's start and its carry load are paid once per chunk.
 * ``lookback`` (CUDA only): one pass with decoupled look-back. A workgroup takes the next tile
   from an atomic counter (so it waits only on tiles already started), publishes its total, walks
   back over its predecessors' published totals/prefixes, then publishes its inclusive prefix.
@@ -33,11 +38,13 @@ from .reduce import Launch, Plan, _cdiv, acc_type, combine, identity, load, wgid
 OPS = ("cumulative_sum", "cumulative_prod")
 VARIANTS: dict[str, dict[str, tuple[Any, ...]]] = {
     "scan": {"wg": (64, 128, 256, 512, 1024), "ipt": (1, 2, 4, 8, 16),
-             "algorithm": ("reduce_then_scan", "lookback")},
+             "algorithm": ("reduce_then_scan", "chunked", "lookback"),
+             "chunks": (0, 512, 8192)},
 }  # fmt: skip
-DEFAULTS: dict[str, Any] = {"wg": 256, "ipt": 4, "algorithm": "reduce_then_scan"}
+DEFAULTS: dict[str, Any] = {"wg": 256, "ipt": 4, "algorithm": "chunked", "chunks": 0}
 SHARED_BYTES = 16384  # keep tile + sums within WebGPU's guaranteed workgroup storage
 CUDA_SHARED_BYTES = 49152  # static shared memory of a CUDA block
+TOTALS_IPT = 16  # loads in flight per invocation for the chunk totals (as reduce's full sums)
 
 
 def _op(op: str) -> str:
@@ -49,7 +56,7 @@ def shared_bytes(acc: ir.Type, wg: int, ipt: int, algorithm: str) -> int:
     """Workgroup memory of a scan kernel: the tile and the invocations' (or warps') sums."""
     if algorithm == "lookback":
         return (wg * ipt + wg * ipt // 32 + wg // 32) * acc.itemsize + 4
-    return (wg * ipt + wg) * acc.itemsize
+    return (_padded(wg * ipt) + wg) * acc.itemsize
 
 
 def fits(acc: ir.Type, wg: int, ipt: int, algorithm: str, room: int | None = None) -> bool:
@@ -67,27 +74,28 @@ def variants(cuda: bool = False, acc: ir.Type = ir.F64) -> list[dict[str, Any]]:
     for wg in s["wg"]:
         for ipt in s["ipt"]:
             for alg in s["algorithm"]:
-                if (alg != "lookback" or cuda) and fits(acc, wg, ipt, alg):
-                    out.append({"wg": wg, "ipt": ipt, "algorithm": alg})
+                for chunks in s["chunks"] if alg == "chunked" else (0,):
+                    if (alg != "lookback" or cuda) and fits(acc, wg, ipt, alg):
+                        out.append({"wg": wg, "ipt": ipt, "algorithm": alg, "chunks": chunks})
     return out
 
 
 def _tile_scan(op: str, x: ir.Buffer, acc: ir.Type, wg: int, ipt: int, base: Var, count: Var,
                tile: ir.Shared, sums: ir.Shared) -> list[Any]:  # fmt: skip
     """Load a tile, scan each invocation's ``ipt`` neighbours in ``tile`` and the invocations'
-    totals in ``sums`` (inclusive)."""
+    totals in ``sums`` (inclusive). ``tile`` is padded (``_pad``): no bank conflicts."""
     lid = ir.Builtin("lid")
     ident = identity(op, acc)
     body: list[Any] = []
     for j in range(ipt):
         k = Var(f"k{j}", U32)
         body += [Let(k, lid + j * wg),
-                 If(k < count, (ir.store(tile, k, load(op, x[base + k], acc)),),
-                    (ir.store(tile, k, ident),))]  # fmt: skip
+                 If(k < count, (ir.store(tile, _pad(k), load(op, x[base + k], acc)),),
+                    (ir.store(tile, _pad(k), ident),))]  # fmt: skip
     run = Var("run", acc)
     body += [Barrier(), Let(run, ident, mutable=True)]
     for j in range(ipt):
-        i = lid * ipt + j
+        i = _pad(lid * ipt + j)
         body += [Assign(run, combine(op, run, tile[i])), ir.store(tile, i, run)]
     body += [ir.store(sums, lid, run), Barrier()]
     off = 1
@@ -110,12 +118,12 @@ def _finish(op: str, out: ir.Buffer, acc: ir.Type, wg: int, ipt: int, cin: ir.Ex
     cc = Var("cc", acc)
     body: list[Any] = [Let(cc, combine(op, cin, pre))]
     for j in range(ipt):
-        i = lid * ipt + j
+        i = _pad(lid * ipt + j)
         body.append(ir.store(tile, i, combine(op, cc, tile[i])))
     body.append(Barrier())
     for j in range(ipt):
         k = lid + j * wg
-        body.append(If(k < count, (ir.store(out, obase + k, ir.cast(tile[k], out.elem)),)))
+        body.append(If(k < count, (ir.store(out, obase + k, ir.cast(tile[_pad(k)], out.elem)),)))
     return body
 
 
@@ -152,7 +160,7 @@ def build_scan(op: str, in_t: ir.Type, out_t: ir.Type, wg: int = 256, ipt: int =
     out = ir.Buffer("out", out_t, len(bufs), "read_write")
     bufs.append(out)
     rows, n, ntiles = (ir.Param(s, U32) for s in ("rows", "n", "ntiles"))
-    tile, sums = ir.Shared("tile", acc, wg * ipt), ir.Shared("sums", acc, wg)
+    tile, sums = ir.Shared("tile", acc, _padded(wg * ipt)), ir.Shared("sums", acc, wg)
     body, row, t, base, count = _head(wg, ipt, wgid(), n, ntiles, rows)
     body += _tile_scan(op, x, acc, wg, ipt, base, count, tile, sums)
     cin = Var("cin", acc)
@@ -166,6 +174,54 @@ def build_scan(op: str, in_t: ir.Type, out_t: ir.Type, wg: int = 256, ipt: int =
         body.append(If(first, (ir.store(out, row * ostride, ir.cast(cin, out_t)),)))
     k = ir.Kernel(_name("tile", op, in_t, out_t, wg, ipt, i=initial, c=carry), tuple(bufs),
                   (rows, n, ntiles), tuple(body), (wg, 1, 1), (tile, sums))  # fmt: skip
+    return ir.with_features(k)
+
+
+def build_chunk_scan(op: str, in_t: ir.Type, out_t: ir.Type, wg: int = 256, ipt: int = 4,
+                     initial: bool = False, carry: bool = True) -> ir.Kernel:  # fmt: skip
+    """The chunk scan: workgroup ``g`` scans chunk ``g % nchunks`` (columns ``[c * clen, (c +
+    1) * clen)``, ``clen`` a multiple of the tile) of row ``g // nchunks`` tile by tile, starting
+    from ``carry[row * (nchunks + 1) + c]`` when ``carry`` and adding each tile's total to the
+    running carry. Params ``rows, n, nchunks, clen``."""
+    op = _op(op)
+    acc = acc_type(op, in_t, out_t)
+    x = ir.Buffer("x", in_t, 0)
+    bufs = [x]
+    cbuf = ir.Buffer("carry", acc, 1) if carry else None
+    if cbuf is not None:
+        bufs.append(cbuf)
+    out = ir.Buffer("out", out_t, len(bufs), "read_write")
+    bufs.append(out)
+    rows, n, nchunks, clen = (ir.Param(s, U32) for s in ("rows", "n", "nchunks", "clen"))
+    tile, sums = ir.Shared("tile", acc, _padded(wg * ipt)), ir.Shared("sums", acc, wg)
+    g = wgid()
+    row, c, lo, hi, t0, base, count = (Var(s, U32) for s in
+                                       ("row", "c", "lo", "hi", "t0", "base", "count"))
+    tsize = wg * ipt
+    ostride = n.var + int(initial)
+    run = Var("carried", acc)
+    cval = cbuf[row * (nchunks.var + 1) + c] if cbuf is not None else identity(op, acc)
+    body: list[Any] = [
+        Let(row, g / nchunks.var),
+        Let(c, g % nchunks.var),
+        If(row >= rows.var, (ir.Return(),)),
+        Let(lo, c * clen.var),
+        Let(hi, ir.call("min", lo + clen.var, n.var)),
+        Let(run, cval, mutable=True),
+    ]
+    if initial:
+        first = ir.Binary("land", c.eq(0), ir.Builtin("lid").eq(0), BOOL)
+        body.append(If(first, (ir.store(out, row * ostride, ir.cast(run, out_t)),)))
+    step: list[Any] = [Let(base, row * n.var + t0),
+                       Let(count, ir.call("min", Const(tsize, U32), hi - t0))]  # fmt: skip
+    step += _tile_scan(op, x, acc, wg, ipt, base, count, tile, sums)
+    step += _finish(op, out, acc, wg, ipt, run, tile, sums, row * ostride + t0 + int(initial),
+                    count)  # fmt: skip
+    # every invocation reads the tile's total before the next tile overwrites the sums
+    step += [Assign(run, combine(op, run, sums[Const(wg - 1, U32)])), Barrier()]
+    body.append(ir.For(t0, lo, hi, Const(tsize, U32), tuple(step)))
+    k = ir.Kernel(_name("chunk", op, in_t, out_t, wg, ipt, i=initial, c=carry), tuple(bufs),
+                  (rows, n, nchunks, clen), tuple(body), (wg, 1, 1), (tile, sums))  # fmt: skip
     return ir.with_features(k)
 
 
@@ -403,6 +459,8 @@ def plan_scan(op: str, in_t: ir.Type, out_t: ir.Type, rows: int, n: int,
         k = build_lookback(op, in_t, out_t, wg, ipt, initial)
         plan.launches.append(Launch(k, bufs, params, groups))
         return plan
+    if v["algorithm"] == "chunked":
+        return _plan_chunked(op, in_t, out_t, rows, n, wg, ipt, v, initial, plan, x, out)
     if ntiles == 1:
         k = build_scan(op, in_t, out_t, wg, ipt, initial, False)
         plan.launches.append(Launch(k, (x, out), params, groups))
@@ -413,5 +471,31 @@ def plan_scan(op: str, in_t: ir.Type, out_t: ir.Type, rows: int, n: int,
     carries = plan.temp(acc, rows * (ntiles + 1))
     plan_scan(op, acc, acc, rows, ntiles, v, True, plan, totals, carries)
     k = build_scan(op, in_t, out_t, wg, ipt, initial, True)
+    plan.launches.append(Launch(k, (x, carries, out), params, groups))
+    return plan
+
+
+def _plan_chunked(op: str, in_t: ir.Type, out_t: ir.Type, rows: int, n: int, wg: int,
+                  ipt: int, v: dict[str, Any], initial: bool, plan: Plan, x: str,
+                  out: str) -> Plan:  # fmt: skip
+    """Chunk totals, their exclusive scan (recursively), then the chunk scan (one launch when
+    each row is one chunk)."""
+    acc = acc_type(op, in_t, out_t)
+    tsize = wg * ipt
+    per_row = max(1, (v.get("chunks") or reduce.TARGET) // max(rows, 1))
+    clen = _cdiv(_cdiv(n, per_row), tsize) * tsize
+    nchunks = _cdiv(n, clen)
+    params, groups = (rows, n, nchunks, clen), rows * nchunks
+    if nchunks == 1:
+        k = build_chunk_scan(op, in_t, out_t, wg, ipt, initial, False)
+        plan.launches.append(Launch(k, (x, out), params, groups))
+        return plan
+    totals = plan.temp(acc, groups)
+    red = reduce.build_rows(op, in_t, acc, wg, TOTALS_IPT, wg, "tree", False)
+    plan.launches.append(Launch(red, (x, totals), params, groups))
+    carries = plan.temp(acc, rows * (nchunks + 1))
+    # the totals are few: one chunk per row of them
+    plan_scan(op, acc, acc, rows, nchunks, {**v, "chunks": 1}, True, plan, totals, carries)
+    k = build_chunk_scan(op, in_t, out_t, wg, ipt, initial, True)
     plan.launches.append(Launch(k, (x, carries, out), params, groups))
     return plan

@@ -106,6 +106,8 @@ def _scan_family() -> None:
     def valid(p: Params, key: Key, t: Target) -> bool:
         if p["algorithm"] == "lookback" and t.backend != "cuda":
             return False  # WebGPU gives no forward-progress guarantee between workgroups
+        if p.get("chunks") and p["algorithm"] != "chunked":
+            return False  # only the chunked scan has chunks: the same plan again
         acc = reduce.acc_type(scan._op(key.op), _t(key.dtypes[0]), _t(key.dtypes[-1]))
         room = scan.CUDA_SHARED_BYTES if p["algorithm"] == "lookback" else scan.SHARED_BYTES
         fit = scan.fits(acc, p["wg"], p["ipt"], p["algorithm"], min(room, t.shared_bytes))

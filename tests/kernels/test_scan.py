@@ -22,6 +22,7 @@ def _kernels(lookback: bool) -> list[ir.Kernel]:
                     ks.append(scan.build_lookback(op, t, out, 256, 4, initial))
                 else:
                     ks.append(scan.build_scan(op, t, out, 256, 4, initial, initial))
+                    ks.append(scan.build_chunk_scan(op, t, out, 128, 4, initial, not initial))
             ks.append(scan.build_scan(op, t, out, 64, 1, False, True))
     return ks
 
@@ -29,7 +30,8 @@ def _kernels(lookback: bool) -> list[ir.Kernel]:
 def test_variant_space():
     assert not any(v["algorithm"] == "lookback" for v in scan.variants())
     vs = scan.variants(cuda=True, acc=ir.F32)
-    assert {v["algorithm"] for v in vs} == {"reduce_then_scan", "lookback"}
+    assert {v["algorithm"] for v in vs} == {"reduce_then_scan", "chunked", "lookback"}
+    assert {v["chunks"] for v in vs if v["algorithm"] != "chunked"} == {0}
     for v in vs[::5]:
         p = scan.plan_scan("cumulative_sum", ir.F32, ir.F32, 3, 100003, v)
         assert p.launches
@@ -55,6 +57,10 @@ CASES = [
     ((1, 1), {}), ((1, 255), {}), ((1, 257), {"wg": 64, "ipt": 2}), ((1, 100003), {}),
     ((1, 100003), {"wg": 64, "ipt": 1}),  # tile totals scanned in two levels
     ((5, 3001), {"wg": 128, "ipt": 4}), ((37, 7), {}),
+    ((1, 100003), {"algorithm": "reduce_then_scan"}),
+    ((5, 3001), {"wg": 64, "ipt": 2, "algorithm": "reduce_then_scan"}),
+    ((1, 100003), {"wg": 64, "ipt": 2, "chunks": 7}),  # chunks of 7 tiles (uneven last one)
+    ((3, 70001), {"wg": 64, "ipt": 1, "chunks": 8192}),  # one-tile chunks, 1094 a row
 ]  # fmt: skip
 
 

@@ -99,7 +99,7 @@ STORED = {
                     tune.Key("add", ("f32", "f32", "f32"), "contiguous", (N,))),
     "reduce.full": ({"wg": 64, "ipt": 1, "tiles": 2, "combine": "tree"},
                     tune.Key("sum", ("f32", "f32"), "full", (N,))),
-    "scan": ({"wg": 128, "ipt": 2, "algorithm": "reduce_then_scan"},
+    "scan": ({"wg": 128, "ipt": 2, "algorithm": "reduce_then_scan", "chunks": 0},
              tune.Key("cumulative_sum", ("f32", "f32"), "rows", (1, N))),
 }  # fmt: skip
 

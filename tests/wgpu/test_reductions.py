@@ -1,8 +1,8 @@
 """Reductions and scans on wgpu against NumPy: the shared tests of ``tests/gpu/reductions.py``
 (sum, prod, max, min, any, all, mean, var, std, cumulative_sum/prod, cumsum/cumprod: dtypes,
 axes, keepdims, odd and multi-pass sizes, strided and unaligned views, NaNs, empty reductions,
-dtype=, initial=, out=). WebGPU scans use ``reduce_then_scan`` only (no forward-progress
-guarantee between workgroups for a look-back).
+dtype=, initial=, out=), with both WebGPU scan algorithms (``chunked``, the default, and
+``reduce_then_scan``; no look-back: no forward-progress guarantee between workgroups).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from tests.gpu.reductions import *  # noqa: F403  (the shared tests, collected here)
 
 
-@pytest.fixture(params=["reduce_then_scan"])
+@pytest.fixture(params=["chunked", "reduce_then_scan"])
 def algorithm(request, monkeypatch):
     from ruda._backends.wgpu import scans
 

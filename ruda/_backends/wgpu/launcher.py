@@ -26,6 +26,23 @@ _UNIFORM = wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
 WORD_BATCH = 1 << 16  # queued word copies that make a scatter dispatch at the latest
 
 
+def _native_pass_calls() -> tuple[Any, Any, Any] | None:
+    """wgpu-native's pass-encoder entry points (set_bind_group, dispatch, the offset cell), or
+    None where this wgpu-py has no such layer. wgpu-py wraps each native call in a per-call error
+    capture, about a microsecond apiece; a pass defers its errors to the encoder's finish, which
+    goes through wgpu-py and raises them."""
+    try:
+        from wgpu.backends.wgpu_native._ffi import ffi, lib
+
+        bind, dispatch = (
+            lib.wgpuComputePassEncoderSetBindGroup,
+            lib.wgpuComputePassEncoderDispatchWorkgroups,
+        )
+    except (ImportError, AttributeError):
+        return None
+    return bind, dispatch, ffi.new("uint32_t[1]")
+
+
 class Launcher:
     """Program + bindings + parameters -> a dispatch in the current batch."""
 
@@ -46,6 +63,8 @@ class Launcher:
         self.submits = 0  # statistics: batches submitted, dispatches recorded
         self.dispatches = 0
         self._groups: dict[tuple, Any] = {}
+        self._native = _native_pass_calls()
+        self._held: list[Any] = []  # bind groups of the open batch, alive until its submit
         # queued word copies: (destination Block, word) -> (source Block, word); the Blocks
         # stay alive (out of the pool) until their dispatch is recorded
         self._words: dict[tuple[Any, int], tuple[Any, int]] = {}
@@ -95,8 +114,17 @@ class Launcher:
         if program.pipeline is not self._pipeline:  # a chain of one op sets it once a pass
             cpass.set_pipeline(program.pipeline)
             self._pipeline = program.pipeline
-        cpass.set_bind_group(0, group, [off] if size else [])
-        cpass.dispatch_workgroups(grid[0], grid[1], 1)
+        native = self._native
+        if native is None:
+            cpass.set_bind_group(0, group, [off] if size else [])
+            cpass.dispatch_workgroups(grid[0], grid[1], 1)
+        else:  # the same two calls, straight to wgpu-native (the offsets are copied)
+            bind, dispatch, cell = native
+            self._held.append(group)
+            cell[0] = off
+            handle = cpass._internal
+            bind(handle, 0, group._internal, 1 if size else 0, cell)
+            dispatch(handle, grid[0], grid[1], 1)
         self.count += 1
         self.dispatches += 1
 
@@ -201,7 +229,10 @@ class Launcher:
             cpass.end()
         if used:
             self.ctx.queue.write_buffer(self.uniform, 0, memoryview(self.block)[:used])
-        self.ctx.queue.submit([encoder.finish()])
+        try:
+            self.ctx.queue.submit([encoder.finish()])
+        finally:
+            self._held = []
         self.submits += 1
 
     def synchronize(self) -> None:

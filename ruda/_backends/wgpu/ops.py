@@ -75,30 +75,30 @@ class WgpuOps(GpuOps):
         first = args[0] if args else None
         if type(first) is not WgpuArray:
             return None
-        ctx, shape = first.ctx, first.shape
+        ctx = first.ctx
+        # the key holds each operand's shape, dtype and strides: no contiguity test per call
+        key: list[Any] = [op.name, ctx, ctx.features]
         for a in args:
-            if type(a) is not WgpuArray or a.ctx is not ctx or a.shape != shape:
+            if type(a) is not WgpuArray or a.ctx is not ctx:
                 return None
-            if not a.is_contiguous:
-                return None
-        key = (op.name, ctx, ctx.features, shape, *(a.dtype for a in args))
-        plan = self._dense.get(key, False)
+            key += (a.shape, a.dtype, a._strides)
+        hkey = tuple(key)
+        plan = self._dense.get(hkey, False)
         if plan is False:
             if len(self._dense) > 4096:
                 self._dense.clear()
-            plan = self._dense[key] = _Dense.make(self, op, args)
+            plan = self._dense[hkey] = _Dense.make(self, op, args)
         if plan is None:
             return None
-        mod = 16 if plan.vector > 1 else ctx.storage_align
-        for a in args:
-            if (
-                a.offset % ctx.storage_align
-                or a.offset % mod
-                or (plan.vector > 1 and (a.block.size - a.offset) % 16)
-            ):
-                return None  # the general path picks the kernel for these offsets
-        out = WgpuArray(ctx, ctx.allocator.alloc(plan.nbytes), 0, shape, plan.strides, plan.result)
-        binds = [_binding(a, 0, first.size, plan.vector) for a in (*args, out)]
+        binds = []
+        for a, span in zip(args, plan.spans, strict=False):
+            block = a.block
+            if a.offset or block.size % 16:  # the general path picks the kernel for these
+                return None
+            binds.append((block.buffer, 0, max(min(span, block.size), 4)))
+        block = ctx.allocator.alloc(plan.nbytes)
+        out = WgpuArray(ctx, block, 0, first.shape, plan.strides, plan.result)
+        binds.append((block.buffer, 0, max(min(plan.spans[-1], block.size), 4)))
         if plan.vector > 1:
             self.vector_launches += 1
         ctx.launcher.launch_packed(plan.program, binds, plan.data, plan.grid)
@@ -266,13 +266,15 @@ def _binding(x: WgpuArray, start: int, m: int, vector: int) -> tuple[Any, int, i
 class _Dense:
     """A memoised contiguous launch of an op over array operands of one dtype signature and
     shape: the result dtype, the output's strides and bytes, the compiled program and its
-    vector width (the bindings' granule), the packed parameters and the grid."""
+    vector width, each binding's bytes (``_binding``'s granule, before the block's end caps
+    them), the packed parameters and the grid."""
 
     result: Any
     strides: tuple[int, ...]
     nbytes: int
     program: Any
     vector: int  # the kernel's vector width (1: scalar)
+    spans: tuple[int, ...]  # operands' then the output's
     data: bytes
     grid: tuple[int, int]
 
@@ -280,7 +282,9 @@ class _Dense:
     def make(ops: WgpuOps, op: Any, args: tuple[WgpuArray, ...]) -> _Dense | None:
         """The launch ``GpuOps.apply`` would make, or None where it does more (casts, errors,
         chunks past one binding): those keep the general path."""
-        ctx, n = args[0].ctx, args[0].size
+        ctx, n, shape = args[0].ctx, args[0].size, args[0].shape
+        if any(a.shape != shape or not a.is_contiguous for a in args):
+            return None
         dts = [a.dtype for a in args]
         try:
             rn, result = ops.dtypes_of(op, ctx, dts, [])
@@ -296,8 +300,10 @@ class _Dense:
         prog = ctx.compiler.program(kernel)
         grid = ctx.launcher.grid(prog, n)
         result = np.dtype(result)
-        return _Dense(result, c_strides(args[0].shape), n * result.itemsize, prog,
-                      kernel.vector_width, prog.pack({"n": n}), grid)  # fmt: skip
+        step = 4 * kernel.vector_width - 1  # whole words, or whole vectors (as _binding)
+        spans = tuple((n * isz + step) & ~step for isz in itemsizes)
+        return _Dense(result, c_strides(shape), n * result.itemsize, prog, kernel.vector_width,
+                      spans, prog.pack({"n": n}), grid)  # fmt: skip
 
 
 def _chunk(ctx: Any, n: int, isz: int) -> int:
