@@ -193,6 +193,7 @@ class Allocator:
             at += n
         launcher.flush()
         staging.map_sync(wgpu.MapMode.READ, 0, size)
+        launcher.waited()
         try:
             data = staging.read_mapped(0, size, copy=True)
         finally:

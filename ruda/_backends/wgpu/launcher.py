@@ -3,8 +3,9 @@
 Each launch packs its parameters into a slot of a host-side uniform block and binds the
 device uniform buffer at that slot (a dynamic offset, so bind groups are reusable). The
 block is written and the encoder submitted together: on ``flush()`` (a host read, an explicit
-call), when ``batch_limit`` dispatches (or ``copy_limit`` buffer copies) are waiting, or when the
-block is full. Queue writes run in queue order, so one uniform buffer serves every batch.
+call), when the batch's dispatches reach its limit (``FIRST_BATCH`` after the host waited, then
+doubling up to ``batch_limit``) or ``copy_limit`` buffer copies are waiting, or when the block is
+full. Queue writes run in queue order, so one uniform buffer serves every batch.
 
 Element assignments in a Python loop (``a[i, i] = v``, scikit-learn's ``_fill_diagonal``) queue
 their words with ``copy_words``: they become one scatter dispatch per (destination, source)
@@ -24,6 +25,7 @@ from ..gpu import kernels
 
 _UNIFORM = wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
 WORD_BATCH = 1 << 16  # queued word copies that make a scatter dispatch at the latest
+FIRST_BATCH = 16  # dispatches in the first submit after the host waited (the device is idle)
 
 
 def _native_pass_calls() -> tuple[Any, Any, Any] | None:
@@ -48,7 +50,11 @@ class Launcher:
 
     def __init__(self, ctx: Any) -> None:
         self.ctx = ctx
-        self.batch_limit = int(os.environ.get("RUDA_WGPU_BATCH", "64"))
+        # On the H200's host a submit costs about 50 us (and the encoder's finish 2-3 us per
+        # dispatch, whatever the batch). Batches start at FIRST_BATCH after each wait and
+        # double up to batch_limit: an idle device gets work early, a long stream few submits.
+        self.batch_limit = int(os.environ.get("RUDA_WGPU_BATCH", "256"))
+        self.limit = FIRST_BATCH  # this batch's dispatches at most (batch_limit caps it too)
         self.slot = ctx.uniform_align
         self.capacity = max(self.batch_limit, 1) * max(self.slot, 256)
         self.uniform = ctx.device.create_buffer(size=self.capacity, usage=_UNIFORM)
@@ -62,7 +68,7 @@ class Launcher:
         self.copy_limit = 64 * max(self.batch_limit, 1)  # copies are cheap to record; bound a batch
         self.submits = 0  # statistics: batches submitted, dispatches recorded
         self.dispatches = 0
-        self._groups: dict[tuple, Any] = {}
+        self.groups: dict[tuple, Any] = {}  # bind groups by (program or plan, buffer uids...)
         self._native = _native_pass_calls()
         self._held: list[Any] = []  # bind groups of the open batch, alive until its submit
         # queued word copies: (destination Block, word) -> (source Block, word); the Blocks
@@ -95,16 +101,21 @@ class Launcher:
         grid: tuple[int, int],
     ) -> None:  # fmt: skip
         """``launch_grid`` with the parameters already packed (``program.pack``)."""
+        self.launch_group(program, self._bind_group(program, bindings), data, grid)
+
+    def launch_group(self, program: Any, group: Any, data: bytes, grid: tuple[int, int]) -> None:
+        """``launch_packed`` with the bind group already made (``bind_group``)."""
         if self._words:
             self.emit_words()
         size = len(data)
-        if self.count >= self.batch_limit or self.used + size > self.capacity:
+        count = self.count
+        if count >= self.limit or count >= self.batch_limit or self.used + size > self.capacity:
             self.flush()
+            self.limit = min(2 * self.limit, self.batch_limit)
         off = self.used
         if size:
             self.block[off : off + size] = data
             self.used = off + -(-size // self.slot) * self.slot
-        group = self._bind_group(program, bindings)
         cpass = self.cpass
         if cpass is None:
             if self.encoder is None:
@@ -142,26 +153,34 @@ class Launcher:
 
     def _bind_group(self, program: Any, bindings: list[tuple[Any, int, int]]) -> Any:
         key = (id(program), *((b.uid, o, s) for b, o, s in bindings))
-        group = self._groups.get(key)
-        if group is None:
-            entries = [
-                {"binding": k, "resource": {"buffer": b, "offset": o, "size": s}}
-                for k, (b, o, s) in enumerate(bindings)
-            ]
-            if program.param_size:
-                entries.append({
-                    "binding": program.uniform_binding,
-                    "resource": {"buffer": self.uniform, "offset": 0, "size": program.param_size},
-                })  # fmt: skip
-            group = self.ctx.device.create_bind_group(layout=program.layout, entries=entries)
-            if len(self._groups) > 4096:
-                self._groups.clear()
-            self._groups[key] = group
+        group = self.groups.get(key)
+        return group if group is not None else self.bind_group(program, bindings, key)
+
+    def bind_group(self, program: Any, bindings: list[tuple[Any, int, int]], key: tuple) -> Any:
+        """A new bind group of ``bindings`` (buffer, offset, size) and the uniform block for
+        ``program``, cached under ``key`` (the buffers' uids in it)."""
+        entries = [
+            {"binding": k, "resource": {"buffer": b, "offset": o, "size": s}}
+            for k, (b, o, s) in enumerate(bindings)
+        ]
+        if program.param_size:
+            entries.append({
+                "binding": program.uniform_binding,
+                "resource": {"buffer": self.uniform, "offset": 0, "size": program.param_size},
+            })  # fmt: skip
+        group = self.ctx.device.create_bind_group(layout=program.layout, entries=entries)
+        if len(self.groups) > 4096:
+            self.groups.clear()
+        self.groups[key] = group
         return group
+
+    def waited(self) -> None:
+        """The host waited for the device (it is idle): the next batch starts small again."""
+        self.limit = FIRST_BATCH
 
     def forget_bind_groups(self) -> None:
         """Drop cached bind groups (they keep their buffers alive)."""
-        self._groups.clear()
+        self.groups.clear()
 
     def encoder_for_copy(self) -> Any:
         """The batch's encoder, outside any compute pass, for a copy recorded in order."""

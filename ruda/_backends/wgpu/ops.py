@@ -71,6 +71,24 @@ class WgpuOps(GpuOps):
                 return done
         return super().apply(op, args, out)
 
+    def make_elementwise(self, op: Any) -> Callable[..., Any]:
+        """``GpuOps.make_elementwise``, trying the memoised dense launch first for a plain call
+        (no ``out=`` or keywords): what ``call`` then ``apply`` would do, without their checks."""
+        generic = super().make_elementwise(op)
+        if op.name in ("ldexp", "round"):  # call reroutes these before apply
+            return generic
+        dense, arity = self._apply_dense, op.arity
+
+        def impl(*args: Any, out: Any = None, **kwargs: Any) -> Any:
+            if out is None and not kwargs and len(args) == arity:
+                r = dense(op, args)
+                if r is not None:
+                    return r
+            return generic(*args, out=out, **kwargs)
+
+        impl.__name__ = op.name
+        return impl
+
     def _apply_dense(self, op: Any, args: tuple[Any, ...]) -> Any:
         first = args[0] if args else None
         if type(first) is not WgpuArray:
@@ -90,18 +108,26 @@ class WgpuOps(GpuOps):
             plan = self._dense[hkey] = _Dense.make(self, op, args)
         if plan is None:
             return None
-        binds = []
-        for a, span in zip(args, plan.spans, strict=False):
-            block = a.block
-            if a.offset or block.size % 16:  # the general path picks the kernel for these
+        uids = [plan]
+        for a in args:
+            if a.offset or a.block.size % 16:  # the general path picks the kernel for these
                 return None
-            binds.append((block.buffer, 0, max(min(span, block.size), 4)))
+            uids.append(a.block.buffer.uid)
         block = ctx.allocator.alloc(plan.nbytes)
         out = WgpuArray(ctx, block, 0, first.shape, plan.strides, plan.result)
-        binds.append((block.buffer, 0, max(min(plan.spans[-1], block.size), 4)))
+        if block.size % 16:
+            return None  # a buffer past the pool's sizes: the general path binds it
+        uids.append(block.buffer.uid)
+        launcher = ctx.launcher
+        # each binding is the plan's span (whole 16-byte granules within a block of whole ones)
+        group = launcher.groups.get(tuple(uids))
+        if group is None:
+            buffers = [a.block.buffer for a in args] + [block.buffer]
+            binds = [(b, 0, span) for b, span in zip(buffers, plan.spans, strict=True)]
+            group = launcher.bind_group(plan.program, binds, tuple(uids))
         if plan.vector > 1:
             self.vector_launches += 1
-        ctx.launcher.launch_packed(plan.program, binds, plan.data, plan.grid)
+        launcher.launch_group(plan.program, group, plan.data, plan.grid)
         return out
 
     def launch_map(
@@ -262,7 +288,7 @@ def _binding(x: WgpuArray, start: int, m: int, vector: int) -> tuple[Any, int, i
     return x.block.buffer, off, max(min((m * isz + step) & ~step, x.block.size - off), 4)
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)  # hashed by identity: a bind-group key
 class _Dense:
     """A memoised contiguous launch of an op over array operands of one dtype signature and
     shape: the result dtype, the output's strides and bytes, the compiled program and its
