@@ -8,6 +8,7 @@ import pytest
 
 import ruda
 from ruda._array import _wrap
+from ruda._backends.wgpu import launcher as wl
 from tests.gpu.runtime import *  # noqa: F403  (the shared tests, collected here)
 from tests.gpu.runtime import host, put
 from tests.helpers import assert_close
@@ -225,33 +226,54 @@ def test_param_struct_layout() -> None:
 
 
 # -- launcher ------------------------------------------------------------------------------------
+def _ramp_submits(dispatches: int, first: int, cap: int) -> int:
+    """Submits the launcher makes for ``dispatches`` after a host wait: batches of ``first``,
+    doubling up to ``cap``."""
+    submits, count, limit = 0, 0, first
+    for _ in range(dispatches):
+        if count >= min(limit, cap):
+            submits, count, limit = submits + 1, 0, min(2 * limit, cap)
+        count += 1
+    return submits
+
+
 def test_batching_many_dispatches_one_read(ctx, wdev, rng) -> None:
     launcher = ctx.launcher
     a = rng.standard_normal(4097).astype("float32")
     x = put(a, wdev)
-    launcher.flush()
-    submits = launcher.submits
+    host(x)  # the host waits: the next batch starts small
+    submits, dispatches = launcher.submits, launcher.dispatches
     y = x
     e = a.copy()
     for k in range(40):
         y = y * 1.01 + 0.5 if k % 2 else y - 0.25
         e = e * numpy.float32(1.01) + numpy.float32(0.5) if k % 2 else e - numpy.float32(0.25)
-    assert launcher.submits == submits, "nothing is submitted before the host reads"
+    n = launcher.dispatches - dispatches
+    assert n >= 40
+    ramp = _ramp_submits(n, wl.FIRST_BATCH, launcher.batch_limit)
+    assert 0 < ramp < n // wl.FIRST_BATCH  # batches grow: fewer submits than fixed small ones
+    assert launcher.submits - submits == ramp, "a submit per batch, none per dispatch"
     out = host(y)
-    assert launcher.submits == submits + 1
+    assert launcher.submits - submits == ramp + 1, "the read submits the rest"
     numpy.testing.assert_allclose(out, e, rtol=1e-4)
 
 
-def test_batch_limit_flushes(ctx, wdev, rng) -> None:
+@pytest.mark.parametrize("cap", [8, None])
+def test_batch_limit_flushes(cap, ctx, wdev, rng, monkeypatch) -> None:
     launcher = ctx.launcher
+    if cap is not None:
+        monkeypatch.setattr(launcher, "batch_limit", cap)
     x = put(rng.standard_normal(64).astype("float32"), wdev)
-    launcher.flush()
-    before = launcher.submits
+    host(x)
+    before, dispatches = launcher.submits, launcher.dispatches
     y = x
-    for _ in range(launcher.batch_limit * 2 + 3):
+    steps = launcher.batch_limit * 2 + 3
+    for _ in range(steps):
         y = y + 1.0
-    assert launcher.submits - before == 2
-    assert_close(y, host(x) + numpy.float32(launcher.batch_limit * 2 + 3), device=wdev)
+    n = launcher.dispatches - dispatches
+    assert n == steps
+    assert launcher.submits - before == _ramp_submits(n, wl.FIRST_BATCH, launcher.batch_limit)
+    assert_close(y, host(x) + numpy.float32(steps), device=wdev)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "complex128"])
