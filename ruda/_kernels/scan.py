@@ -145,12 +145,10 @@ def _name(kind: str, op: str, in_t: ir.Type, out_t: ir.Type, wg: int, ipt: int, 
     return f"scan_{kind}_{op}_{in_t.name}_{out_t.name}_wg{wg}_ipt{ipt}{flags}"
 
 
-def build_scan(op: str, in_t: ir.Type, out_t: ir.Type, wg: int = 256, ipt: int = 4,
-               initial: bool = False, carry: bool = False) -> ir.Kernel:  # fmt: skip
-    """The tile scan: workgroup ``g`` scans tile ``g % ntiles`` of row ``g // ntiles``, adding
-    ``carry[row * (ntiles + 1) + tile]`` (an exclusive scan of the tile totals) when ``carry``.
-    Params ``rows, n, ntiles``."""
-    op = _op(op)
+def _tile_parts(op: str, in_t: ir.Type, out_t: ir.Type, wg: int, ipt: int,
+                carry: bool) -> tuple[Any, ...]:  # fmt: skip
+    """What the tile and chunk scans share: the accumulator type, buffers ``x``, ``carry``
+    (when ``carry``), ``out`` and their list, and the padded tile and the invocations' sums."""
     acc = acc_type(op, in_t, out_t)
     x = ir.Buffer("x", in_t, 0)
     bufs = [x]
@@ -159,8 +157,18 @@ def build_scan(op: str, in_t: ir.Type, out_t: ir.Type, wg: int = 256, ipt: int =
         bufs.append(cbuf)
     out = ir.Buffer("out", out_t, len(bufs), "read_write")
     bufs.append(out)
-    rows, n, ntiles = (ir.Param(s, U32) for s in ("rows", "n", "ntiles"))
     tile, sums = ir.Shared("tile", acc, _padded(wg * ipt)), ir.Shared("sums", acc, wg)
+    return acc, x, cbuf, out, bufs, tile, sums
+
+
+def build_scan(op: str, in_t: ir.Type, out_t: ir.Type, wg: int = 256, ipt: int = 4,
+               initial: bool = False, carry: bool = False) -> ir.Kernel:  # fmt: skip
+    """The tile scan: workgroup ``g`` scans tile ``g % ntiles`` of row ``g // ntiles``, adding
+    ``carry[row * (ntiles + 1) + tile]`` (an exclusive scan of the tile totals) when ``carry``.
+    Params ``rows, n, ntiles``."""
+    op = _op(op)
+    acc, x, cbuf, out, bufs, tile, sums = _tile_parts(op, in_t, out_t, wg, ipt, carry)
+    rows, n, ntiles = (ir.Param(s, U32) for s in ("rows", "n", "ntiles"))
     body, row, t, base, count = _head(wg, ipt, wgid(), n, ntiles, rows)
     body += _tile_scan(op, x, acc, wg, ipt, base, count, tile, sums)
     cin = Var("cin", acc)
@@ -184,19 +192,12 @@ def build_chunk_scan(op: str, in_t: ir.Type, out_t: ir.Type, wg: int = 256, ipt:
     from ``carry[row * (nchunks + 1) + c]`` when ``carry`` and adding each tile's total to the
     running carry. Params ``rows, n, nchunks, clen``."""
     op = _op(op)
-    acc = acc_type(op, in_t, out_t)
-    x = ir.Buffer("x", in_t, 0)
-    bufs = [x]
-    cbuf = ir.Buffer("carry", acc, 1) if carry else None
-    if cbuf is not None:
-        bufs.append(cbuf)
-    out = ir.Buffer("out", out_t, len(bufs), "read_write")
-    bufs.append(out)
+    acc, x, cbuf, out, bufs, tile, sums = _tile_parts(op, in_t, out_t, wg, ipt, carry)
     rows, n, nchunks, clen = (ir.Param(s, U32) for s in ("rows", "n", "nchunks", "clen"))
-    tile, sums = ir.Shared("tile", acc, _padded(wg * ipt)), ir.Shared("sums", acc, wg)
     g = wgid()
-    row, c, lo, hi, t0, base, count = (Var(s, U32) for s in
-                                       ("row", "c", "lo", "hi", "t0", "base", "count"))
+    row, c, lo, hi, t0, base, count = (
+        Var(s, U32) for s in ("row", "c", "lo", "hi", "t0", "base", "count")
+    )
     tsize = wg * ipt
     ostride = n.var + int(initial)
     run = Var("carried", acc)
