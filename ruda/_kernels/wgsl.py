@@ -17,7 +17,7 @@ are IR functions in f32 (``IR_MATH[ir.F32]``) and the rest are the driver's.
 
 Render-time pseudo-features (``PSEUDO_FEATURES``, found per adapter by the wgpu backend's probe
 or assumed through ``RUDA_WGPU_ASSUME``) say where the adapter's own arithmetic is not exact;
-with shader-f64 and shader-int64, op-table kernels (``elementwise.is_elementwise``) then take
+with shader-f64 and shader-int64, op-table kernels and arange (``takes_exact_routes``) then take
 exact routes through ``exactmath`` (other kernels keep the fast arithmetic; their results are
 not bit-exact anyway): "f32-flushes" (f32 subnormals flush to zero: every f32 operation computes
 in f64 and rounds once), "f32-div-inexact" (f32 division through f64), "f64-div-inexact" (f64
@@ -76,6 +76,15 @@ _F64_MATH = frozenset({"shader-f64", "shader-int64"})
 FLUSHES, DIV32, DIV64 = "f32-flushes", "f32-div-inexact", "f64-div-inexact"
 CONTRACTS = "f64-contracts"
 PSEUDO_FEATURES = frozenset({FLUSHES, DIV32, DIV64, CONTRACTS})
+EXACT_KERNELS = ("arange_",)  # non-op-table kernels whose values NumPy defines bit for bit
+
+
+def takes_exact_routes(k: ir.Kernel) -> bool:
+    """Whether ``k`` renders with the exact routes: op-table kernels, and arange's fill
+    (``start + i * step`` rounded twice, as NumPy does; NVIDIA's compiler fused it)."""
+    return elementwise.is_elementwise(k) or k.name.startswith(EXACT_KERNELS)
+
+
 # f32 functions computed in f64 and rounded once where the adapter flushes f32 subnormals
 # (each is exact that way, but for an fma, which rounds twice)
 F32_EXACT_VIA_F64 = frozenset(
@@ -360,7 +369,7 @@ class WGSL(CLike):
         self.helpers = {}
         parts: list[str] = []
         f16 = False
-        self.exact = any(elementwise.is_elementwise(k) for k in kernels)
+        self.exact = any(takes_exact_routes(k) for k in kernels)
         for k in kernels:
             if ir.BF16 in ir.types_used(k):
                 raise NotImplementedError(f"WGSL: {k.name} uses bfloat16, which WGSL lacks")
