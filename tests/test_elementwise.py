@@ -365,6 +365,30 @@ def test_ufunc_keywords_and_methods(device, rng):
     assert_close(z, c)
 
 
+def test_out_and_in_place_dense(device, rng):
+    """``out=`` of the result dtype, an operand as ``out``, in-place dunders, and an ``out`` of
+    another dtype (NumPy's loop runs in the result dtype, then casts into out)."""
+    a = rng.standard_normal(1000).astype(numpy.float32)
+    b = rng.standard_normal(1000).astype(numpy.float32)
+    x, y = ruda.asarray(a, device=device), ruda.asarray(b, device=device)
+    out = ruda.empty(1000, dtype=ruda.float32, device=device)
+    assert ruda.multiply(x, y, out=out) is out
+    assert_close(out, a * b, rtol=0.0)
+    z = ruda.asarray(a, device=device, copy=True)
+    z += y
+    z *= x
+    assert_close(z, (a + b) * a, rtol=0.0)
+    w = ruda.asarray(a, device=device, copy=True)
+    ruda.add(w, w, out=w)
+    assert_close(w, a + a, rtol=0.0)
+    for dtype, want in ((ruda.float64, numpy.float64), (ruda.float16, numpy.float16)):
+        o = ruda.empty(1000, dtype=dtype, device=device)
+        ruda.add(x, y, out=o)
+        expected = numpy.empty(1000, want)
+        numpy.add(a, b, out=expected, casting="same_kind")
+        assert_close(o, expected, rtol=0.0)
+
+
 def test_numpy_ufunc_names(device, rng):
     a = rng.uniform(0.1, 3, 6)
     x = ruda.asarray(a, device=device)

@@ -63,25 +63,24 @@ class WgpuOps(GpuOps):
         return context(index)
 
     def apply(self, op: Any, args: tuple[Any, ...], out: Any = None) -> Any:
-        """``GpuOps.apply``; array operands of one shape, dense and aligned, into a new array
-        take a memoised launch (the host's cost per op is most of a small op's time)."""
-        if out is None:
-            done = self._apply_dense(op, args)
-            if done is not None:
-                return done
-        return super().apply(op, args, out)
+        """``GpuOps.apply``; array operands of one shape, dense and aligned, into a new array or
+        a dense ``out`` of the result dtype (an operand itself too) take a memoised launch (the
+        host's cost per op is most of a small op's time)."""
+        done = self._apply_dense(op, args, out)
+        return done if done is not None else super().apply(op, args, out)
 
     def make_elementwise(self, op: Any) -> Callable[..., Any]:
         """``GpuOps.make_elementwise``, trying the memoised dense launch first for a plain call
-        (no ``out=`` or keywords): what ``call`` then ``apply`` would do, without their checks."""
+        (no keywords, ``out`` an array or None): what ``call`` then ``apply`` would do, without
+        their checks."""
         generic = super().make_elementwise(op)
         if op.name in ("ldexp", "round"):  # call reroutes these before apply
             return generic
         dense, arity = self._apply_dense, op.arity
 
         def impl(*args: Any, out: Any = None, **kwargs: Any) -> Any:
-            if out is None and not kwargs and len(args) == arity:
-                r = dense(op, args)
+            if not kwargs and len(args) == arity and (out is None or type(out) is WgpuArray):
+                r = dense(op, args, out)
                 if r is not None:
                     return r
             return generic(*args, out=out, **kwargs)
@@ -89,7 +88,7 @@ class WgpuOps(GpuOps):
         impl.__name__ = op.name
         return impl
 
-    def _apply_dense(self, op: Any, args: tuple[Any, ...]) -> Any:
+    def _apply_dense(self, op: Any, args: tuple[Any, ...], out: Any = None) -> Any:
         first = args[0] if args else None
         if type(first) is not WgpuArray:
             return None
@@ -108,13 +107,26 @@ class WgpuOps(GpuOps):
             plan = self._dense[hkey] = _Dense.make(self, op, args)
         if plan is None:
             return None
-        uids = [plan]
+        uids: list[Any] = [plan]
         for a in args:
             if a.offset or a.block.size % 16:  # the general path picks the kernel for these
                 return None
             uids.append(a.block.buffer.uid)
-        block = ctx.allocator.alloc(plan.nbytes)
-        out = WgpuArray(ctx, block, 0, first.shape, plan.strides, plan.result)
+        program = plan.program
+        if out is None:
+            block = ctx.allocator.alloc(plan.nbytes)
+            out = WgpuArray(ctx, block, 0, first.shape, plan.strides, plan.result)
+        else:  # the same dense layout and the result dtype, else the general path
+            block = out.block
+            if (out.ctx is not ctx or out.shape != first.shape or out.dtype != plan.result
+                    or out._strides != plan.strides or out.offset):  # fmt: skip
+                return None
+            # an operand in out's buffer is out itself (offset 0, one dense shape): WebGPU
+            # forbids it read-only beside out's read-write binding, so the kernel declares it so
+            alias = tuple(k for k, a in enumerate(args) if a.block is block)
+            if alias:
+                program = plan.aliased(ctx, alias)
+                uids[0] = (plan, alias)
         if block.size % 16:
             return None  # a buffer past the pool's sizes: the general path binds it
         uids.append(block.buffer.uid)
@@ -124,10 +136,10 @@ class WgpuOps(GpuOps):
         if group is None:
             buffers = [a.block.buffer for a in args] + [block.buffer]
             binds = [(b, 0, span) for b, span in zip(buffers, plan.spans, strict=True)]
-            group = launcher.bind_group(plan.program, binds, tuple(uids))
+            group = launcher.bind_group(program, binds, tuple(uids))
         if plan.vector > 1:
             self.vector_launches += 1
-        launcher.launch_group(plan.program, group, plan.data, plan.grid)
+        launcher.launch_group(program, group, plan.data, plan.grid)
         return out
 
     def launch_map(
@@ -303,6 +315,15 @@ class _Dense:
     spans: tuple[int, ...]  # operands' then the output's
     data: bytes
     grid: tuple[int, int]
+    kernel: ir.Kernel
+    programs: dict[tuple[int, ...], Any] = dataclasses.field(default_factory=dict)
+
+    def aliased(self, ctx: Any, alias: tuple[int, ...]) -> Any:
+        """The program whose operands ``alias`` are the output's buffer (read_write)."""
+        prog = self.programs.get(alias)
+        if prog is None:
+            prog = self.programs[alias] = ctx.compiler.program(_with_alias(self.kernel, alias))
+        return prog
 
     @staticmethod
     def make(ops: WgpuOps, op: Any, args: tuple[WgpuArray, ...]) -> _Dense | None:
@@ -329,7 +350,7 @@ class _Dense:
         step = 4 * kernel.vector_width - 1  # whole words, or whole vectors (as _binding)
         spans = tuple((n * isz + step) & ~step for isz in itemsizes)
         return _Dense(result, c_strides(shape), n * result.itemsize, prog, kernel.vector_width,
-                      spans, prog.pack({"n": n}), grid)  # fmt: skip
+                      spans, prog.pack({"n": n}), grid, kernel)  # fmt: skip
 
 
 def _chunk(ctx: Any, n: int, isz: int) -> int:
