@@ -134,11 +134,18 @@ def timestamp_period(device: Any) -> float:
         return 1.0
 
 
+WARM_SECONDS = 1.0  # sustained copies before a discrete GPU's first timing (``WgpuRunner``)
+WARM_BYTES = 1 << 28
+
+
 class WgpuRunner:
     """Runs kernel plans (``reduce.Plan``: launches over named arrays) on a wgpu ``GPUDevice``.
 
     Timing uses timestamp queries when the device was created with ``timestamp-query`` (and
-    ``host_clock`` is False), else the host clock around a submit and a read-back.
+    ``host_clock`` is False), else the host clock around a submit and a read-back. Before its
+    first timing on a discrete GPU the runner keeps the device copying for ``WARM_SECONDS``: the
+    H200 ran a Vulkan process's first work at under half its bandwidth until sustained load
+    raised its clocks (benchmarks/RESULTS.md), which would slow the first candidates alone.
     """
 
     def __init__(self, device: Any, host_clock: bool = False) -> None:
@@ -150,6 +157,26 @@ class WgpuRunner:
         self.period_s = timestamp_period(device) * 1e-9
         self._pipelines: dict[ir.Kernel, Any] = {}
         self._uploads: dict[int, tuple[np.ndarray, Any]] = {}
+        adapter = getattr(device, "adapter", None)
+        info = getattr(adapter, "info", None) or {}
+        self.warm = info.get("adapter_type") != "DiscreteGPU"  # others start at full speed
+
+    def warm_up(self) -> None:
+        """Copy between two scratch buffers for ``WARM_SECONDS`` (once per runner)."""
+        if self.warm:
+            return
+        self.warm = True
+        use = self.wgpu.BufferUsage.COPY_SRC | self.wgpu.BufferUsage.COPY_DST
+        a, b = (self.device.create_buffer(size=WARM_BYTES, usage=use) for _ in range(2))
+        end = time.perf_counter() + WARM_SECONDS
+        while time.perf_counter() < end:
+            enc = self.device.create_command_encoder()
+            for _ in range(16):
+                enc.copy_buffer_to_buffer(a, 0, b, 0, WARM_BYTES)
+            self.device.queue.submit([enc.finish()])
+            self.device.queue.read_buffer(b, 0, 4)  # waits for the copies
+        a.destroy()
+        b.destroy()
 
     def pipeline(self, k: ir.Kernel) -> Any:
         p = self._pipelines.get(k)
@@ -245,6 +272,7 @@ class WgpuCandidate:
     def time(self, reps: int) -> list[float]:
         """Seconds per run for ``reps`` runs (timestamp queries, else host clock)."""
         r, dev = self.runner, self.runner.device
+        r.warm_up()
         if r.clock == HOST:
             out = []
             for _ in range(reps):

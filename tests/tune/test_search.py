@@ -133,3 +133,26 @@ def test_other_families_tune_on_the_host_clock(gpu, cache_dir, family, key):
     assert dec.clock == "host" and not dec.rejected and dec.tried == dec.total
     assert fam.accepts(dec.params, key, target)
     assert tune.lookup(family, key, target) == dec.params
+
+
+def test_a_discrete_gpu_warms_up_once_before_timing(gpu, monkeypatch):
+    """A discrete GPU's runner copies for WARM_SECONDS before its first timing, once; other
+    adapters (lavapipe here) start at full speed and skip it."""
+    import time
+
+    from ruda._kernels import timing
+
+    device, _, target = gpu
+    assert timing.WgpuRunner(device).warm  # lavapipe: a CPU adapter, nothing to warm
+    monkeypatch.setattr(timing, "WARM_SECONDS", 0.2)
+    runner = timing.WgpuRunner(device)
+    runner.warm = False  # as on a discrete GPU
+    fam = tune.FAMILIES["reduce.full"]
+    plan = fam.build(_candidates(target)[0], KEY)
+    cand = runner.prepare(plan, fam.inputs(KEY, np.random.default_rng(1)), fam.output(KEY))
+    t = time.perf_counter()
+    assert len(cand.time(2)) == 2
+    assert time.perf_counter() - t >= 0.2 and runner.warm
+    t = time.perf_counter()
+    cand.time(2)
+    assert time.perf_counter() - t < 0.2  # once per runner
