@@ -462,41 +462,41 @@ def plan_scan(op: str, in_t: ir.Type, out_t: ir.Type, rows: int, n: int,
         return plan
     if v["algorithm"] == "chunked":
         return _plan_chunked(op, in_t, out_t, rows, n, wg, ipt, v, initial, plan, x, out)
-    if ntiles == 1:
-        k = build_scan(op, in_t, out_t, wg, ipt, initial, False)
-        plan.launches.append(Launch(k, (x, out), params, groups))
+    return _by_parts(op, in_t, out_t, rows, n, wg, ntiles, wg * ipt, ipt, params, v,
+                     lambda c: build_scan(op, in_t, out_t, wg, ipt, initial, c), plan, x,
+                     out)  # fmt: skip
+
+
+def _by_parts(op: str, in_t: ir.Type, out_t: ir.Type, rows: int, n: int, wg: int,
+              nparts: int, part: int, red_ipt: int, params: tuple[int, ...],
+              inner: dict[str, Any], build: Any, plan: Plan, x: str, out: str) -> Plan:  # fmt: skip
+    """Each row cut into ``nparts`` parts of ``part`` elements: the parts' totals (the
+    ``reduce`` row kernel, ``red_ipt`` loads in flight), their exclusive scan (``inner``'s plan),
+    then ``build(carry=True)``'s launch; ``build(False)`` alone when a row is one part."""
+    acc = acc_type(op, in_t, out_t)
+    groups = rows * nparts
+    if nparts == 1:
+        plan.launches.append(Launch(build(False), (x, out), params, groups))
         return plan
     totals = plan.temp(acc, groups)
-    red = reduce.build_rows(op, in_t, acc, wg, ipt, wg, "tree", False)
-    plan.launches.append(Launch(red, (x, totals), (rows, n, ntiles, wg * ipt), groups))
-    carries = plan.temp(acc, rows * (ntiles + 1))
-    plan_scan(op, acc, acc, rows, ntiles, v, True, plan, totals, carries)
-    k = build_scan(op, in_t, out_t, wg, ipt, initial, True)
-    plan.launches.append(Launch(k, (x, carries, out), params, groups))
+    red = reduce.build_rows(op, in_t, acc, wg, red_ipt, wg, "tree", False)
+    plan.launches.append(Launch(red, (x, totals), (rows, n, nparts, part), groups))
+    carries = plan.temp(acc, rows * (nparts + 1))
+    plan_scan(op, acc, acc, rows, nparts, inner, True, plan, totals, carries)
+    plan.launches.append(Launch(build(True), (x, carries, out), params, groups))
     return plan
 
 
 def _plan_chunked(op: str, in_t: ir.Type, out_t: ir.Type, rows: int, n: int, wg: int,
                   ipt: int, v: dict[str, Any], initial: bool, plan: Plan, x: str,
                   out: str) -> Plan:  # fmt: skip
-    """Chunk totals, their exclusive scan (recursively), then the chunk scan (one launch when
-    each row is one chunk)."""
-    acc = acc_type(op, in_t, out_t)
+    """Chunk totals, their exclusive scan (one chunk per row of them: they are few), then the
+    chunk scan (one launch when each row is one chunk)."""
     tsize = wg * ipt
     per_row = max(1, (v.get("chunks") or reduce.TARGET) // max(rows, 1))
     clen = _cdiv(_cdiv(n, per_row), tsize) * tsize
     nchunks = _cdiv(n, clen)
-    params, groups = (rows, n, nchunks, clen), rows * nchunks
-    if nchunks == 1:
-        k = build_chunk_scan(op, in_t, out_t, wg, ipt, initial, False)
-        plan.launches.append(Launch(k, (x, out), params, groups))
-        return plan
-    totals = plan.temp(acc, groups)
-    red = reduce.build_rows(op, in_t, acc, wg, TOTALS_IPT, wg, "tree", False)
-    plan.launches.append(Launch(red, (x, totals), params, groups))
-    carries = plan.temp(acc, rows * (nchunks + 1))
-    # the totals are few: one chunk per row of them
-    plan_scan(op, acc, acc, rows, nchunks, {**v, "chunks": 1}, True, plan, totals, carries)
-    k = build_chunk_scan(op, in_t, out_t, wg, ipt, initial, True)
-    plan.launches.append(Launch(k, (x, carries, out), params, groups))
-    return plan
+    return _by_parts(op, in_t, out_t, rows, n, wg, nchunks, clen, TOTALS_IPT,
+                     (rows, n, nchunks, clen), {**v, "chunks": 1},
+                     lambda c: build_chunk_scan(op, in_t, out_t, wg, ipt, initial, c), plan, x,
+                     out)  # fmt: skip
