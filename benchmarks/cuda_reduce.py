@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 
 import cupy  # noqa: E402
 from _cuda_timing import event_seconds  # noqa: E402  (the script's folder is on sys.path)
+from _sweep import sweep as sweep_table  # noqa: E402
 
 import ruda  # noqa: E402
 from ruda._backends.cuda import reductions, scans  # noqa: E402
@@ -61,25 +62,10 @@ def case(name: str, rfn, cfn, nbytes: int, reps: int, rtol: float, results: dict
 def sweep(name: str, family: str, rfn, nbytes: int, reps: int, results: dict) -> None:
     """Time ``rfn`` under each variant of ``family``; keep the best in the results."""
     table = scans.VARIANT if family == "scan" else reductions.VARIANTS[family]
-    saved = dict(table)
-    best: tuple[float, dict] = (0.0, {})
-    rows = []
-    for v in SWEEP[family]:
-        table.clear()
-        table.update({**saved, **v} if family == "scan" else v)
-        try:
-            gbps = nbytes / event_seconds(rfn, reps) / 1e9
-        except Exception as e:  # a variant the plan rejects
-            rows.append({"variant": v, "error": str(e)[:200]})
-            continue
-        rows.append({"variant": v, "GBps": gbps})
-        best = max(best, (gbps, v), key=lambda b: b[0])
-    table.clear()
-    table.update(saved)
-    results[name]["sweep"] = rows
-    results[name]["best_variant"] = best[1]
-    results[name]["best_GBps"] = best[0]
-    print(f"{'':28s} best variant {best[1]}: {best[0]:.1f} GB/s")
+    r = sweep_table(table, SWEEP[family], family == "scan",
+                    lambda: nbytes / event_seconds(rfn, reps) / 1e9)  # fmt: skip
+    results[name].update(r)
+    print(f"{'':28s} best variant {r['best_variant']}: {r['best_GBps']:.1f} GB/s")
 
 
 def main() -> None:

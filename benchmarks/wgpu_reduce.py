@@ -31,7 +31,8 @@ import numpy
 os.environ.setdefault("RUDA_WGPU", "experimental")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
-from wgpu_profile import Profiler  # noqa: E402  (the script's folder is on sys.path)
+from _sweep import sweep as sweep_table  # noqa: E402  (the script's folder is on sys.path)
+from wgpu_profile import Profiler  # noqa: E402
 
 import ruda  # noqa: E402
 from ruda._backends.wgpu import reductions, scans  # noqa: E402
@@ -109,25 +110,15 @@ def check(got, want: numpy.ndarray, what: str, rtol: float) -> None:  # noqa: AN
 def sweep(family: str, fn, nbytes: int, prof, ctx, reps: int) -> dict[str, Any]:  # noqa: ANN001
     """GPU GB/s of ``fn`` under each variant of ``family``; the best."""
     table = scans.VARIANT if family == "scan" else reductions.VARIANTS[family]
-    saved = dict(table)
-    rows, best = [], (0.0, {})
-    try:
-        for v in SWEEP[family]:
-            table.clear()
-            table.update({**saved, **v})
-            try:
-                fn()
-                gb = nbytes / gpu_seconds(fn, prof, ctx, reps) / 1e9
-            except Exception as e:  # a variant the device refuses
-                rows.append({"variant": v, "error": str(e)[:200]})
-                continue
-            rows.append({"variant": v, "GBps": gb})
-            best = max(best, (gb, v), key=lambda b: b[0])
-    finally:
-        table.clear()
-        table.update(saved)
-    print(f"{'':24s} best of {len(rows)} variants {best[1]}: {best[0]:.0f} GB/s")
-    return {"sweep": rows, "best_variant": best[1], "best_GBps": best[0]}
+
+    def gbps() -> float:
+        fn()  # compiles the variant's kernels
+        return nbytes / gpu_seconds(fn, prof, ctx, reps) / 1e9
+
+    r = sweep_table(table, SWEEP[family], True, gbps)
+    print(f"{'':24s} best of {len(r['sweep'])} variants {r['best_variant']}: "
+          f"{r['best_GBps']:.0f} GB/s")  # fmt: skip
+    return r
 
 
 def main() -> None:
