@@ -295,9 +295,15 @@ class WgpuOps(GpuOps):
 def _binding(x: WgpuArray, start: int, m: int, vector: int) -> tuple[Any, int, int]:
     """(buffer, offset, size) binding ``m`` elements of contiguous ``x`` from element ``start``:
     whole words, or whole ``vector``-lane vectors, within ``x``'s block."""
-    isz, step = x.dtype.itemsize, 4 * vector - 1
+    isz = x.dtype.itemsize
     off = x.offset + start * isz
-    return x.block.buffer, off, max(min((m * isz + step) & ~step, x.block.size - off), 4)
+    return x.block.buffer, off, max(min(_span(m * isz, vector), x.block.size - off), 4)
+
+
+def _span(nbytes: int, vector: int) -> int:
+    """``nbytes`` rounded up to whole words, or whole ``vector``-lane vectors of words."""
+    step = 4 * vector - 1
+    return (nbytes + step) & ~step
 
 
 @dataclasses.dataclass(frozen=True, eq=False)  # hashed by identity: a bind-group key
@@ -347,8 +353,7 @@ class _Dense:
         prog = ctx.compiler.program(kernel)
         grid = ctx.launcher.grid(prog, n)
         result = np.dtype(result)
-        step = 4 * kernel.vector_width - 1  # whole words, or whole vectors (as _binding)
-        spans = tuple((n * isz + step) & ~step for isz in itemsizes)
+        spans = tuple(_span(n * isz, kernel.vector_width) for isz in itemsizes)
         return _Dense(result, c_strides(shape), n * result.itemsize, prog, kernel.vector_width,
                       spans, prog.pack({"n": n}), grid, kernel)  # fmt: skip
 
