@@ -12,6 +12,10 @@ operand's contiguous dimension use 4-lane vectors (``vec``) where its layout and
 allow. ``split`` > 1 splits K across workgroups into partial products (in the accumulator
 type) and a second kernel adds them; ``group`` orders the tiles in bands for L2 reuse.
 
+``form`` picks the kernel: ``"tiled"`` (the above) or ``"stream"`` for products of at most 16
+rows (``ruda._kernels.matmul_stream``: B read once, straight into registers; it reads ``bn``,
+``tn``, ``bk``, ``vec``, ``split`` and ``ky``, invocations side by side along K).
+
 Operand layouts (``la``, ``lb``): ``"n"`` the contraction runs along memory (A's rows, B's
 columns contiguous: C-ordered matrices), ``"t"`` the other dimension is contiguous (a transposed
 view: ``x.mT`` needs no copy), ``"s"`` both strides are parameters. Batch dimensions are
@@ -39,7 +43,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from . import ir
+from . import ir, matmul_stream
 from .ir import BOOL, F32, U32, U64, Assign, Barrier, Const, For, If, Let, Var
 from .mathlib import land
 from .reduce import Launch, Plan
@@ -47,11 +51,11 @@ from .reduce import Launch, Plan
 VARIANTS: dict[str, tuple[Any, ...]] = {
     "bm": (16, 32, 64, 128), "bn": (16, 32, 64, 128), "bk": (4, 8, 16, 32),
     "tm": (1, 2, 4, 8), "tn": (1, 2, 4, 8), "vec": (1, 4), "split": (1, 2, 4, 8, 16, 32, 64),
-    "group": (1, 4, 8, 16), "wide": (1, 4),
+    "group": (1, 4, 8, 16), "wide": (1, 4), "form": ("tiled", "stream"), "ky": (1, 2, 4, 8),
 }  # fmt: skip
 # 256 invocations of 8 x 8 outputs on 128 x 128 tiles: 16 KiB of double-buffered f32 slices.
 DEFAULTS: dict[str, Any] = {"bm": 128, "bn": 128, "bk": 8, "tm": 8, "tn": 8, "vec": 4, "split": 1,
-                            "group": 8, "wide": 1}  # fmt: skip
+                            "group": 8, "wide": 1, "form": "tiled", "ky": 1}  # fmt: skip
 SHARED_BYTES = 16384  # WebGPU's guaranteed workgroup memory
 MAX_GROUPS = 65535
 _VECTOR_TYPES = (ir.F32, ir.I32, ir.U32)  # lanes the renderers can load as one vector
@@ -78,19 +82,33 @@ def _finish(v: ir.Expr, out_t: ir.Type) -> ir.Expr:
 
 
 # -- the variant space ------------------------------------------------------------------------
+def _stream(p: dict[str, Any]) -> bool:
+    return p.get("form", "tiled") == "stream"
+
+
 def threads(p: dict[str, Any]) -> int:
     """Invocations per workgroup of variant ``p``."""
+    if _stream(p):
+        return matmul_stream.threads(p)
     return (p["bm"] // p["tm"]) * (p["bn"] // p["tn"])
 
 
-def shared_bytes(p: dict[str, Any], acc: ir.Type) -> int:
-    """Workgroup memory of variant ``p``: two slices of A and of B."""
+def shared_bytes(p: dict[str, Any], acc: ir.Type, M: int = matmul_stream.MAX_ROWS) -> int:
+    """Workgroup memory of variant ``p``: two slices of A and of B (tiled; a stream variant's
+    depends on the rows ``M``)."""
+    if _stream(p):
+        return matmul_stream.shared_bytes(p, acc, M)
     return 2 * p["bk"] * (p["bm"] + p["bn"]) * acc.itemsize
 
 
 def valid(p: dict[str, Any], acc: ir.Type, max_workgroup: int = 256,
-          shared_limit: int = SHARED_BYTES) -> bool:  # fmt: skip
-    """Whether variant ``p`` fits a device with these limits (and is not a redundant point)."""
+          shared_limit: int = SHARED_BYTES, M: int = matmul_stream.MAX_ROWS) -> bool:  # fmt: skip
+    """Whether variant ``p`` fits a device with these limits for products of ``M`` rows (and
+    is not a redundant point)."""
+    if _stream(p):
+        return matmul_stream.valid(p, acc, max_workgroup, shared_limit, M)
+    if p.get("ky", 1) != 1:  # only the stream form reads ky
+        return False
     t = threads(p)
     if p["tm"] > p["bm"] or p["tn"] > p["bn"] or not 32 <= t <= max_workgroup:
         return False
@@ -102,13 +120,14 @@ def valid(p: dict[str, Any], acc: ir.Type, max_workgroup: int = 256,
     return shared_bytes(p, acc) <= shared_limit
 
 
-def variants(acc: ir.Type = F32, max_workgroup: int = 256,
-             shared_limit: int = SHARED_BYTES) -> list[dict[str, Any]]:  # fmt: skip
-    """Every valid variant for accumulator ``acc`` on a device with these limits."""
+def variants(acc: ir.Type = F32, max_workgroup: int = 256, shared_limit: int = SHARED_BYTES,
+             M: int = matmul_stream.MAX_ROWS) -> list[dict[str, Any]]:  # fmt: skip
+    """Every valid variant for accumulator ``acc`` and ``M`` rows on a device with these
+    limits."""
     out = []
     for vals in itertools.product(*VARIANTS.values()):
         p = dict(zip(VARIANTS, vals, strict=True))
-        if valid(p, acc, max_workgroup, shared_limit):
+        if valid(p, acc, max_workgroup, shared_limit, M):
             out.append(p)
     return out
 
@@ -139,6 +158,20 @@ def default_variant(out_t: ir.Type, M: int, N: int, K: int, max_workgroup: int =
         p["split"] = 1 << (most.bit_length() - 1)
     if not valid(p, acc, max_workgroup, shared_limit):
         p = {**p, "bk": 4}
+    return p
+
+
+def stream_variant(out_t: ir.Type, M: int, N: int, K: int) -> dict[str, Any]:
+    """The stream form's heuristic for ``M`` <= 16 rows: a warp across 32 vectors of columns,
+    4 invocations along K, the columns per invocation as many as 64 registers of sums allow,
+    and K split until about 1024 workgroups run (each invocation keeping 4+ steps)."""
+    acc = acc_type(out_t)
+    words = matmul_stream.rows_of(M) * max(1, acc.itemsize // 4)
+    tn = max(1, min(4, matmul_stream.MAX_REGS // words))
+    p = {**DEFAULTS, **matmul_stream.PINNED, "form": "stream", "bn": 32 * tn, "tn": tn,
+         "bk": 4, "vec": 4 if tn == 4 else 1, "ky": 4}  # fmt: skip
+    most = max(1, min(64, 1024 // -(-N // p["bn"]), K // (4 * 4 * 4)))
+    p["split"] = 1 << (most.bit_length() - 1)
     return p
 
 
@@ -308,6 +341,21 @@ def _tile_order(tile: ir.Expr, ntm: ir.Expr, ntn: ir.Expr, group: int, bm: int, 
     ]
 
 
+def _batch_offsets(nbatch: int, P: dict[str, Var], z: ir.Expr, za: Var, zb: Var) -> list[Any]:
+    """``za``, ``zb`` <- the operands' offsets of batch ``z`` (params ``offa``, ``offb``, and
+    per batch dimension ``bs{d}``, ``ba{d}``, ``bb{d}``; the last dimension varies fastest)."""
+    rem = Var("zrem", U32)
+    out: list[Any] = [Let(za, P["offa"], mutable=True), Let(zb, P["offb"], mutable=True),
+                      Let(rem, z, mutable=True)]  # fmt: skip
+    for d in reversed(range(nbatch)):
+        c = Var(f"zc{d}", U32)
+        out += [Let(c, rem % P[f"bs{d}"] if d else rem),
+                Assign(za, za + c * P[f"ba{d}"]), Assign(zb, zb + c * P[f"bb{d}"])]  # fmt: skip
+        if d:
+            out.append(Assign(rem, rem / P[f"bs{d}"]))
+    return out
+
+
 @cache
 def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "n",
           nbatch: int = 0, bm: int = 128, bn: int = 128, bk: int = 8, tm: int = 8, tn: int = 8,
@@ -351,7 +399,7 @@ def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "
     lid = ir.Builtin("lid")
     g, tile, rest, sp, z = (Var(n, U32) for n in ("g", "tile", "rest", "sp", "z"))
     m0, n0, k_lo, k_hi, nk = (Var(n, U32) for n in ("m0", "n0", "k_lo", "k_hi", "nk"))
-    za, zb, rem = Var("za", U32), Var("zb", U32), Var("zrem", U32)
+    za, zb = Var("za", U32), Var("zb", U32)
     tx, ty = Var("tx", U32), Var("ty", U32)
     body: list[Any] = [
         Let(g, ir.Builtin("wid", 0) + ir.Builtin("wid", 1) * ir.Builtin("nwg", 0)),
@@ -367,15 +415,7 @@ def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "
         Let(tx, lid % (bn // tn)),
         Let(ty, lid / (bn // tn)),
     ]
-    # batch coordinates -> each operand's batch offset (the last dimension varies fastest)
-    body += [Let(za, P["offa"], mutable=True), Let(zb, P["offb"], mutable=True),
-             Let(rem, z, mutable=True)]  # fmt: skip
-    for d in reversed(range(nbatch)):
-        c = Var(f"zc{d}", U32)
-        body += [Let(c, rem % P[f"bs{d}"] if d else rem),
-                 Assign(za, za + c * P[f"ba{d}"]), Assign(zb, zb + c * P[f"bb{d}"])]  # fmt: skip
-        if d:
-            body.append(Assign(rem, rem / P[f"bs{d}"]))
+    body += _batch_offsets(nbatch, P, z, za, zb)
     A = _Operand("a", a, _A_UNIT[la], va, bm, bk, nt, acc)
     B = _Operand("b", b, _B_UNIT[lb], vb, bn, bk, nt, acc)
     cs = [[Var(f"c{i}_{j}", acc) for j in range(tn)] for i in range(tm)]
@@ -450,37 +490,53 @@ def plan(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, pr: Problem,
     buffers ``a``, ``b``, ``out`` (and a temporary of partial products when K is split)."""
     M, N, K = pr.M, pr.N, pr.K
     v = {**default_variant(out_t, M, N, K), **(variant or {})}
+    if _stream(v):
+        return matmul_stream.plan(a_t, b_t, out_t, pr, v)
     bm, bn, bk = v["bm"], v["bn"], v["bk"]
     (sam, sak), (sbk, sbn) = pr.strides()
     la, lb = layout((sam, sak)), layout((sbk, sbn))
     va = _vector_lanes(a_t, _A_UNIT[la], sam, sak, M, K, pr.a_offset, pr.a_batch, v["vec"])
     vb = _vector_lanes(b_t, _B_UNIT[lb], sbn, sbk, N, K, pr.b_offset, pr.b_batch, v["vec"])
-    acc = acc_type(out_t)
-    count = pr.count
-    split = max(1, min(v["split"], -(-K // bk)))
-    per_split = -(-K // split)
-    kchunk = -(-per_split // bk) * bk if K else bk
-    split = max(1, -(-K // kchunk))
+    split, kchunk = split_k(K, v["split"], bk)
     ntn, ntm = -(-N // bn), -(-M // bm)
     tiles = ntn * ntm
     group = v["group"] if ntm > 1 and ntn > 1 else 1
     kern = build(a_t, b_t, out_t, la, lb, len(pr.batch), bm, bn, bk, v["tm"], v["tn"],
                  va, vb, split, group, v["wide"])  # fmt: skip
+
+    def values(z0: int, groups: int, offo: int) -> list[int]:
+        return [M, N, K, ntm, ntn, tiles, groups, pr.count, z0, kchunk, pr.a_offset, pr.b_offset,
+                offo, sam, sak, sbk, sbn]  # fmt: skip
+
+    return launches(kern, pr, out_t, tiles, split, values)
+
+
+def split_k(K: int, split: int, bk: int) -> tuple[int, int]:
+    """(splits, K per split): at most ``split`` parts of whole ``bk``-deep slices, none empty."""
+    split = max(1, min(split, -(-K // bk)))
+    per_split = -(-K // split)
+    kchunk = -(-per_split // bk) * bk if K else bk
+    return max(1, -(-K // kchunk)), kchunk
+
+
+def launches(kern: ir.Kernel, pr: Problem, out_t: ir.Type, tiles: int, split: int,
+             values: Any) -> Plan:  # fmt: skip
+    """The plan running ``kern`` over ``tiles`` x batches x ``split`` workgroups (as many
+    dispatches as the batches need; ``values(first batch, groups, output offset)`` gives one's
+    params before the batch dimensions'), then the sum of the split partial products."""
     p = Plan()
-    out_name = "out" if split == 1 else p.temp(acc, split * count * M * N)
+    acc, count = acc_type(out_t), pr.count
+    n = count * pr.M * pr.N
+    out_name = "out" if split == 1 else p.temp(acc, split * n)
     offo = pr.o_offset if split == 1 else 0
-    per = max(
-        1, (MAX_GROUPS * MAX_GROUPS // 2) // max(1, tiles * split)
-    )  # batches a dispatch holds
+    per = max(1, (MAX_GROUPS * MAX_GROUPS // 2) // max(1, tiles * split))  # batches a dispatch
     for z0 in range(0, count, per):
         groups = tiles * min(per, count - z0) * split
-        vals = [M, N, K, ntm, ntn, tiles, groups, count, z0, kchunk, pr.a_offset, pr.b_offset, offo,
-                sam, sak, sbk, sbn]  # fmt: skip
-        for d, n in enumerate(pr.batch):
-            vals += [n, pr.a_batch[d], pr.b_batch[d]]
+        vals = values(z0, groups, offo)
+        for d, size in enumerate(pr.batch):
+            vals += [size, pr.a_batch[d], pr.b_batch[d]]
         p.launches.append(Launch(kern, ("a", "b", out_name), tuple(_u32(x) for x in vals), groups))
     if split > 1:
-        n = count * M * N
         p.launches.append(Launch(build_sum(acc, out_t, split), (out_name, "out"),
                                  (n, pr.o_offset), -(-n // 256)))  # fmt: skip
     return p
@@ -546,12 +602,14 @@ def register_tuning() -> None:
         lambda key, t: default_variant(types(key)[2], *key.shape[1:], t.max_workgroup,
                                        t.shared_bytes),
         valid=lambda p, key, t: valid(p, acc_type(types(key)[2]), t.max_workgroup,
-                                      t.shared_bytes),
+                                      t.shared_bytes, key.shape[1]),
         inputs=inputs, reference=reference,
+        anchors=lambda key, t: ([stream_variant(types(key)[2], *key.shape[1:])]
+                                if key.shape[1] <= matmul_stream.MAX_ROWS else []),
         output=lambda key: (ir.numpy_of(types(key)[2]), math.prod(key.shape[:3])),
     )  # fmt: skip
 
 
 __all__ = ["DEFAULTS", "VARIANTS", "Problem", "acc_type", "build", "build_sum",
-           "default_variant", "key_default", "layout", "plan", "register_tuning",
-           "shared_bytes", "threads", "valid", "variants"]  # fmt: skip
+           "default_variant", "key_default", "launches", "layout", "plan", "register_tuning",
+           "shared_bytes", "split_k", "stream_variant", "threads", "valid", "variants"]  # fmt: skip

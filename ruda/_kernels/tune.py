@@ -182,6 +182,9 @@ class Family:
     reference: Callable[[Key, dict[str, np.ndarray]], np.ndarray] | None = None
     output: Callable[[Key], tuple[Any, int]] | None = None
     tolerance: Callable[[Key], float] = field(default=lambda k: _tolerance(k.dtypes[-1]))
+    # more starting points of the search besides the default (say, another kernel form's own
+    # default): candidates near any of them are tried first
+    anchors: Callable[[Key, Target], list[Params]] | None = None
 
     def algorithms(self, target: Target) -> tuple[str | None, tuple[Vendor, ...]]:
         """(the name of the family's own algorithm, the vendors on ``target``'s backend), or
@@ -547,7 +550,9 @@ def tune(family: str, key: Key, target: Target, runner: Any, *, budget_s: float 
     if native is not None and default[ALGORITHM] != native:
         anchor = fam.heuristic(key, target, vendors=False)
     vendor = lambda p: native is not None and p[ALGORITHM] != native  # noqa: E731
-    others.sort(key=lambda p: (not vendor(p), _distance(p, anchor)))
+    seeds = [anchor, *(fam.anchors(key, target) if fam.anchors else ())]
+    seeds = [s if native is None else {**s, ALGORITHM: native} for s in seeds]
+    others.sort(key=lambda p: (not vendor(p), min(_distance(p, s) for s in seeds)))
     total = len(others) + 1
     _emit("start", family=family, key=key, total=total)
     if fam.inputs is None or fam.output is None:

@@ -202,6 +202,56 @@ def test_matmul_kernel_variants(gdev, rng) -> None:
         products.variant = old
 
 
+STREAM = [  # the stream form for thin products: vectors along N and K, trees over ky, split K
+    {"form": "stream", "bn": 128, "tn": 4, "bk": 4, "vec": 4, "ky": 4, "split": 1},
+    {"form": "stream", "bn": 128, "tn": 8, "bk": 8, "vec": 4, "ky": 4, "split": 3},
+    {"form": "stream", "bn": 32, "tn": 1, "bk": 4, "vec": 1, "ky": 8, "split": 1},
+    {"form": "stream", "bn": 128, "tn": 2, "bk": 8, "vec": 1, "ky": 1, "split": 16},
+]
+STREAM_CASES = [("float32", (1, 128, 4100)), ("float32", (3, 131, 200)), ("int32", (16, 96, 77)),
+                ("float16", (5, 64, 300)), ("complex64", (2, 40, 33)), ("int8", (7, 50, 129)),
+                ("float64", (9, 132, 64)), ("float32", (16, 260, 1000))]  # fmt: skip
+
+
+def test_matmul_stream_variants(gdev, rng) -> None:
+    """The stream kernel (at most 16 rows: GEMV and thin products) in each variant against
+    NumPy: whole and partial vectors, rows past M, K split across workgroups, a broadcast stack,
+    a transposed B, every variant the device's limits allow on some case."""
+    from ruda._array import _wrap
+    from ruda._backends.gpu.matmul import Products
+    from ruda._kernels import ir, matmul
+
+    need(gdev, "matmul")
+    name = "linalg_products" if gdev.kind == "wgpu" else "library_products"
+    products = importlib.import_module(f"ruda._backends.{gdev.kind}.{name}").PRODUCTS
+    x = ruda.ones((1,), device=gdev)._data
+    limits = products.ops.tuner.target(x.ctx)
+    ran = set()
+    old = products.variant
+    try:
+        for i, v in enumerate(STREAM):
+            products.variant = {**matmul.DEFAULTS, **v, "bm": 16, "tm": 1, "group": 1, "wide": 1}
+            for dtype, (m, n, k) in STREAM_CASES:
+                acc = matmul.acc_type(ir.type_of(numpy.dtype(dtype)))
+                if not matmul.valid(products.variant, acc, limits.max_workgroup,
+                                    limits.shared_bytes, m):  # fmt: skip
+                    continue
+                need(gdev, "matmul", dtype)
+                ran.add(i)
+                a, b = data(dtype, (2, m, k), rng), data(dtype, (k, n), rng)
+                bt = put(b.T.copy(), gdev).mT
+                for p, q, x, y in (
+                    (a, b, put(a, gdev), put(b, gdev)),
+                    (a[0], b, put(a[0], gdev), bt),
+                ):
+                    # Products.gemm: cuda's own sends floats to cuBLAS, not to this variant
+                    got = Products.gemm(products, x._data, y._data)
+                    check_product(_wrap(got, gdev), p, q)
+    finally:
+        products.variant = old
+    assert ran == set(range(len(STREAM))), f"variants never run: {set(range(len(STREAM))) - ran}"
+
+
 # -- tensordot, vecdot, dot, inner, vdot -------------------------------------------------------
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
 def test_tensordot(dtype: str, gdev, rng) -> None:

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-from ruda._kernels import cuda, ir, matmul, nvrtc, wgsl
+from ruda._kernels import cuda, ir, matmul, matmul_stream, nvrtc, wgsl
 
 from .runner import adapter_or_skip
 
 TYPES = [ir.F32, ir.F64, ir.F16, ir.I32, ir.I64, ir.I8, ir.U8, ir.I16, ir.U32, ir.BOOL,
          *ir.COMPLEX_TYPES]  # fmt: skip
 LAYOUTS = [("n", "n"), ("t", "n"), ("n", "t"), ("t", "t"), ("s", "s")]
+STREAM_TYPES = (ir.F32, ir.F64, ir.F16, ir.I8, ir.BOOL, ir.C64, ir.C128)  # NVRTC -G: 1 s each
 SAMPLE = [
     dict(matmul.DEFAULTS),
     {"bm": 64, "bn": 64, "bk": 8, "tm": 4, "tn": 4, "vec": 4, "split": 4, "group": 8, "wide": 4},
@@ -41,6 +42,13 @@ def _kernels() -> list[ir.Kernel]:
                                         **args))  # fmt: skip
             if matmul.valid(SAMPLE[1], acc):
                 out.append(matmul.build_sum(acc, t, 4))
+        for la, lb in LAYOUTS[::2] if t in STREAM_TYPES else ():  # the stream form, 1 and 16
+            wide = min(4, 16 // acc.itemsize)  # columns of 16 rows in 64 registers
+            for rows, (bn, tn, bk, ky) in ((1, (128, 4, 4, 4)), (16, (64, wide, 8, 2))):
+                lanes = 4 if t is ir.F32 and tn % 4 == 0 else 1  # rows, vectors where they apply
+                out.append(matmul_stream.build(t, t, t, la, lb, 2 if la == "s" else 0, rows,
+                                               bn, tn, bk, ky, lanes if la == "n" else 1,
+                                               lanes if lb == "n" else 1, 2))  # fmt: skip
     out.append(matmul.build(ir.I8, ir.F32, ir.F32, "n", "t", 1))  # mixed operand types
     out.append(matmul.build(ir.F16, ir.F16, ir.F16, "t", "s", 3, 64, 64, 8, 4, 4))
     return list({k.name: k for k in out}.values())
@@ -55,6 +63,12 @@ def test_variant_space():
         for shape in ((8192, 8192, 8192), (3, 5, 7), (1, 4096, 100000), (300, 1, 20)):
             p = matmul.default_variant(t, *shape)
             assert matmul.valid(p, matmul.acc_type(t)), (t, shape, p)
+    stream = [v for v in vs if v["form"] == "stream"]
+    assert stream and all(v["ky"] > 1 or v["bn"] // v["tn"] >= 32 for v in stream)
+    assert all(v["ky"] == 1 for v in vs if v["form"] == "tiled")  # no tiled point twice
+    thin = {**matmul.DEFAULTS, "form": "stream", "bm": 16, "tm": 1, "group": 1, "tn": 4, "ky": 2}
+    assert matmul.valid(thin, ir.F32, M=16) and not matmul.valid(thin, ir.F32, M=17)
+    assert not matmul.valid({**thin, "tn": 8}, ir.F32, M=16)  # 128 accumulators
     big = matmul.default_variant(ir.F32, 8192, 8192, 8192)
     assert (big["bm"], big["bn"], big["tm"], big["tn"]) == (128, 128, 8, 8)
     assert matmul.default_variant(ir.F32, 64, 64, 1 << 16)["split"] > 1
@@ -97,6 +111,11 @@ def test_cuda_compiles_to_ptx(kernels):
     # -G: no device optimisation (halves the time; the front end checks everything)
     ptx = nvrtc.compile(src, options=(*nvrtc.DEFAULT_OPTIONS, "-w", "-G"))
     assert ptx.count(".entry ruda_matmul_") == len(kernels)
+    # a stream kernel, optimised: B and A arrive as 128-bit loads, 4 x 4 x 4 multiply-adds a step
+    k = matmul_stream.build(ir.F32, ir.F32, ir.F32, "n", "n", 0, 4, 128, 4, 4, 2, 4, 4, 1)
+    ptx = nvrtc.compile(cuda.render(k), options=(*nvrtc.DEFAULT_OPTIONS, "-w"))
+    assert ptx.count("ld.global.nc.v4.f32") + ptx.count("ld.global.v4.f32") >= 4 + 4
+    assert ptx.count("fma.rn.f32") >= 4 * 4 * 4
     # the default f32 kernel, optimised: its operands arrive as 128-bit vector loads
     k = matmul.plan(ir.F32, ir.F32, ir.F32, matmul.Problem(4096, 4096, 4096)).launches[0].kernel
     ptx = nvrtc.compile(cuda.render(k), options=(*nvrtc.DEFAULT_OPTIONS, "-w"))
@@ -122,12 +141,16 @@ def test_tuning_family_runs_candidates():
         ("nn", (1, 40, 72, 36)),
         ("tn", (2, 33, 20, 64)),
         ("nt", (1, 8, 300, 12)),
+        ("nn", (1, 3, 200, 130)),  # thin: the stream form's candidates too
     ):
         key = tune.Key("matmul", ("f32", "f32", "f32"), layout, shape)
         cands = fam.candidates(key, target)
         assert fam.heuristic(key, target) in cands
         arrays = fam.inputs(key, rng)
         want = fam.reference(key, arrays)
-        for p in [fam.heuristic(key, target), *cands[:: max(1, len(cands) // 6)]]:
+        stream = [p for p in cands if p["form"] == "stream"]
+        assert bool(stream) == (shape[1] <= 16), (shape, len(stream))
+        for p in [fam.heuristic(key, target), *cands[:: max(1, len(cands) // 6)],
+                  *stream[:: max(1, len(stream) // 4)]]:  # fmt: skip
             got = runner.prepare(fam.build(p, key), arrays, fam.output(key)).output()
             assert tune.agrees(got, want, fam.tolerance(key)), (layout, p)

@@ -43,7 +43,7 @@ def test_cuda_candidates_are_cublas_and_the_tiled_variants(family):
     assert cands[0] == {tune.ALGORITHM: "cublas"}
     tiled = cands[1:]
     assert all(p[tune.ALGORITHM] == "tiled" for p in tiled)
-    assert [_tiled(p) for p in tiled] == km.variants(ir.F32, 1024, 49152)
+    assert [_tiled(p) for p in tiled] == km.variants(ir.F32, 1024, 49152, SHAPE[1])
     assert all(family.accepts(p, _key("f32"), CUDA) for p in cands[:50])
     # integers and bool: cuBLAS does not multiply them, only the tiled kernel competes
     for dt in ("i32", "u8", "bool"):
@@ -102,7 +102,7 @@ def test_stored_cublas_and_stale_decisions(family):
 def test_wgpu_sees_the_family_as_declared(family):
     key = _key("f32")
     cands = family.candidates(key, WGPU)
-    assert cands == km.variants(ir.F32, 256, 16384)
+    assert cands == km.variants(ir.F32, 256, 16384, SHAPE[1])
     assert tune.ALGORITHM not in family.heuristic(key, WGPU)
     assert not family.accepts({tune.ALGORITHM: "cublas"}, key, WGPU)
     assert tuning.algorithm("matmul", key, WGPU) is None

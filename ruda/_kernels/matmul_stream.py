@@ -1,0 +1,220 @@
+"""Thin matrix products streamed through registers: ``C[z] = A[z] @ B[z]`` with at most 16 rows
+in ``A`` (a few vectors times a matrix: an LLM's decoding step, a GEMV), the ``"stream"`` form
+of the ``matmul`` family.
+
+Such a product reads ``B`` once and does 2 * M flops per element of it: its speed is ``B``'s
+read bandwidth. The tiled kernel stages ``B`` through workgroup memory for tiles of rows that
+mostly lie past ``M``; here each invocation owns ``tn`` columns of ``C`` (as vectors of
+``vec`` lanes, neighbouring invocations on neighbouring vectors, so a warp reads whole rows of
+``B``) for all ``M`` rows (``rows``: M rounded up to a power of two, the rows past M reading
+row M - 1 and never stored), and walks its K range ``bk`` rows at a time straight from global
+memory; ``A``'s few values are the same across the workgroup and come from the cache. ``ky``
+invocations side by side along K each take every ``ky``-th step; a tree in workgroup memory then
+adds their partial sums. ``split`` > 1 splits K across workgroups as the tiled kernel does (the
+partial products, then ``matmul.build_sum``).
+
+    >>> from ruda._kernels import ir, matmul
+    >>> v = {**matmul.DEFAULTS, "form": "stream", "bn": 128, "tn": 4, "bk": 4, "ky": 4,
+    ...      "split": 8}
+    >>> p = matmul.plan(ir.F32, ir.F32, ir.F32, matmul.Problem(1, 4096, 4096), v)
+    >>> [(l.kernel.name, l.groups) for l in p.launches]  # 32 column tiles x 8 splits, then the sum
+    [('matmul_stream_f32_f32_f32_nn_b0_r1_128x4x4_ky4_v44_s8', 256), ('matmul_sum_f32_f32_s8', 16)]
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from . import ir
+from .ir import U32, Assign, Barrier, Const, For, If, Let, Var
+from .mathlib import land
+from .reduce import Plan
+
+MAX_ROWS = 16
+MAX_REGS = 64  # 32-bit registers of sums per invocation (rows x tn accumulators)
+PINNED = {"bm": 16, "tm": 1, "group": 1, "wide": 1}  # tiled-only parameters: one value here
+
+
+def rows_of(M: int) -> int:
+    """Register rows compiled for ``M`` rows of ``A``: a power of two (few kernels per shape)."""
+    return 1 << max(0, M - 1).bit_length()
+
+
+def threads(p: dict[str, Any]) -> int:
+    return p["bn"] // p["tn"] * p["ky"]
+
+
+def shared_bytes(p: dict[str, Any], acc: ir.Type, M: int = MAX_ROWS) -> int:
+    """Workgroup memory of the tree over ``ky`` partial sums (none for ``ky`` 1)."""
+    return p["ky"] // 2 * rows_of(M) * p["bn"] * acc.itemsize
+
+
+def valid(p: dict[str, Any], acc: ir.Type, max_workgroup: int, shared_limit: int,
+          M: int = MAX_ROWS) -> bool:  # fmt: skip
+    """Whether stream variant ``p`` fits these limits for ``M`` rows (the tiled kernel's own
+    parameters pinned, so no two points build the same kernel)."""
+    if any(p.get(k, v) != v for k, v in PINNED.items()) or M > MAX_ROWS or p["bk"] > 8:
+        return False
+    words = rows_of(M) * p["tn"] * max(1, acc.itemsize // 4)  # 32-bit registers of sums
+    if p["tn"] > p["bn"] or p["tn"] % p["vec"] or words > MAX_REGS:
+        return False
+    return 32 <= threads(p) <= max_workgroup and shared_bytes(p, acc, M) <= shared_limit
+
+
+def _name(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str, lb: str, nbatch: int, rows: int,
+          bn: int, tn: int, bk: int, ky: int, va: int, vb: int, split: int) -> str:  # fmt: skip
+    return (f"matmul_stream_{a_t.name}_{b_t.name}_{out_t.name}_{la}{lb}_b{nbatch}_r{rows}_{bn}x"
+            f"{tn}x{bk}_ky{ky}_v{va}{vb}_s{split}")  # fmt: skip
+
+
+@cache
+def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "n",
+          nbatch: int = 0, rows: int = 1, bn: int = 128, tn: int = 4, bk: int = 4, ky: int = 1,
+          va: int = 1, vb: int = 1, split: int = 1) -> ir.Kernel:  # fmt: skip
+    """The stream kernel (see the module docstring); ``va``/``vb``: vector lanes of A's loads
+    along K and B's along N (the plan checks their alignment). Params as the tiled kernel's
+    (``matmul.build``) less ``ntm`` and ``tiles``: ``ntn`` tiles of ``bn`` columns."""
+    from .matmul import _batch_offsets, _finish, _multiply_add, acc_type
+
+    acc = acc_type(out_t)
+    nx = bn // tn  # invocations along N
+    if bn % tn or tn % vb or bk % va or rows > MAX_ROWS:
+        raise ValueError(f"ruda kernels: no stream matmul {bn}x{tn}x{bk} v{va}{vb} r{rows}")
+    a = ir.Buffer("a", a_t, 0, lanes=va)
+    b = ir.Buffer("b", b_t, 1, lanes=vb)
+    out = ir.Buffer("out", out_t if split == 1 else acc, 2, "read_write")
+    names = ["M", "N", "K", "ntn", "groups", "count", "zbase", "kchunk", "offa", "offb", "offo",
+             "sam", "sak", "sbk", "sbn"]  # fmt: skip
+    names += [f"{x}{d}" for d in range(nbatch) for x in ("bs", "ba", "bb")]
+    params = tuple(ir.Param(n, U32) for n in names)
+    P = {q.name: q.var for q in params}
+    lid = ir.Builtin("lid")
+    g, rest, sp, z, tx, ty = (Var(n, U32) for n in ("g", "rest", "sp", "z", "tx", "ty"))
+    k_lo, k_hi, nfull, za, zb = (Var(n, U32) for n in ("k_lo", "k_hi", "nfull", "za", "zb"))
+    body: list[Any] = [
+        Let(g, ir.Builtin("wid", 0) + ir.Builtin("wid", 1) * ir.Builtin("nwg", 0)),
+        If(g >= P["groups"], (ir.Return(),)),  # uniform: the whole workgroup leaves
+        Let(rest, g / P["ntn"]),
+        Let(sp, rest % split if split > 1 else Const(0, U32)),
+        Let(z, P["zbase"] + (rest / split if split > 1 else rest)),
+        Let(k_lo, sp * P["kchunk"]),
+        Let(k_hi, ir.call("min", k_lo + P["kchunk"], P["K"])),
+        Let(nfull, ir.select(k_hi > k_lo, (k_hi - k_lo) / bk, Const(0, U32))),
+        Let(tx, lid % nx),
+        Let(ty, lid / nx),
+        *_batch_offsets(nbatch, P, z, za, zb),
+    ]
+    # column of each of the invocation's B vectors; loads clamp to the last whole vector (its
+    # values are never stored), so the loop has no branch
+    nvec = tn // vb
+    cols = [Var(f"col{j}", U32) for j in range(nvec)]
+    bcols = [Var(f"bcol{j}", U32) for j in range(nvec)]
+    last = P["N"] - vb
+    for j in range(nvec):
+        body += [Let(cols[j], (g % P["ntn"]) * bn + j * (nx * vb) + tx * vb),
+                 Let(bcols[j], ir.call("min", cols[j], last))]  # fmt: skip
+    arow = [Var(f"arow{m}", U32) for m in range(rows)]
+    body += [Let(arow[m], za + ir.call("min", Const(m, U32), P["M"] - 1) * P["sam"])
+             for m in range(rows)]  # fmt: skip
+    cs = [[Var(f"c{m}_{c}", acc) for c in range(tn)] for m in range(rows)]
+    body += [Let(c, Const(0, acc), mutable=True) for row in cs for c in row]
+
+    def step(k0: ir.Expr, depth: int, a_lanes: int, tag: str) -> list[Any]:
+        """``depth`` rows of K from row ``k0``: B's vectors, A's values, the multiply-adds."""
+        out_: list[Any] = []
+        bv: list[list[ir.Expr]] = []
+        for kk in range(depth):
+            row: list[ir.Expr] = []
+            for j in range(nvec):
+                idx = zb + (k0 + kk) * P["sbk"] + bcols[j] * P["sbn"]
+                if vb > 1:
+                    vs = tuple(Var(f"b{tag}{kk}_{j}_{x}", b.elem) for x in range(vb))
+                    out_.append(ir.LoadVector(f"vb{tag}{kk}_{j}", vs, b, idx >> 2))
+                    row += [ir.cast(v, acc) for v in vs]
+                else:
+                    v = Var(f"b{tag}{kk}_{j}", acc)
+                    out_.append(Let(v, ir.cast(b[idx], acc)))
+                    row.append(v)
+            bv.append(row)
+        for m in range(rows):
+            av: list[ir.Expr] = []
+            for q in range(depth // a_lanes):
+                at = arow[m] + k0 + q * a_lanes
+                if a_lanes > 1:
+                    vs = tuple(Var(f"a{tag}{m}_{q}_{x}", a.elem) for x in range(a_lanes))
+                    out_.append(ir.LoadVector(f"va{tag}{m}_{q}", vs, a, at >> 2))
+                    av += [ir.cast(v, acc) for v in vs]
+                else:
+                    v = Var(f"a{tag}{m}_{q}", acc)
+                    out_.append(Let(v, ir.cast(a[arow[m] + (k0 + q) * P["sak"]], acc)))
+                    av.append(v)
+            out_ += [Assign(cs[m][c], _multiply_add(av[kk], bv[kk][c], cs[m][c]))
+                     for kk in range(depth) for c in range(tn)]  # fmt: skip
+        return out_
+
+    s, kb, k = Var("s", U32), Var("kb", U32), Var("k", U32)
+    body.append(For(s, ty, nfull, Const(ky, U32),
+                    (Let(kb, k_lo + s * bk), *step(kb, bk, va, "m"))))  # fmt: skip
+    body.append(For(k, k_lo + nfull * bk + ty, k_hi, Const(ky, U32), tuple(step(k, 1, 1, "t"))))
+    # the tree over the ky partial sums: the upper half hands its sums to the lower half
+    local = [j * (nx * vb) + tx * vb + x for j in range(nvec) for x in range(vb)]
+    shared: tuple[ir.Shared, ...] = ()
+    if ky > 1:
+        sh = ir.Shared("shs", acc, ky // 2 * rows * bn)
+        shared = (sh,)
+        h = ky // 2
+        while h >= 1:
+            put = [ir.store(sh, ((ty - h) * rows + m) * bn + local[c], cs[m][c])
+                   for m in range(rows) for c in range(tn)]  # fmt: skip
+            add = [Assign(cs[m][c], cs[m][c] + sh[(ty * rows + m) * bn + local[c]])
+                   for m in range(rows) for c in range(tn)]  # fmt: skip
+            body += [If(land(ty >= h, ty < 2 * h), tuple(put)), Barrier(), If(ty < h, tuple(add))]
+            if h > 1:
+                body.append(Barrier())  # the next round's stores overwrite these sums
+            h //= 2
+    obase = Var("obase", U32)
+    stores: list[Any] = [Let(obase, P["offo"] + (sp * P["count"] + z) * (P["M"] * P["N"]))]
+    for m in range(rows):
+        one: list[Any] = []
+        for c in range(tn):
+            n = cols[c // vb] + c % vb
+            value = cs[m][c] if split > 1 else _finish(cs[m][c], out_t)
+            one.append(If(n < P["N"], (ir.store(out, obase + m * P["N"] + n, value),)))
+        stores += [If(Const(m, U32) < P["M"], tuple(one))] if m else one
+    body.append(If(ty.eq(0), tuple(stores)))
+    k_ = ir.Kernel(_name(a_t, b_t, out_t, la, lb, nbatch, rows, bn, tn, bk, ky, va, vb, split),
+                   (a, b, out), params, tuple(body), (nx * ky, 1, 1), shared,
+                   vector_width=max(va, vb))  # fmt: skip
+    return ir.with_features(k_)
+
+
+def plan(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, pr: Any, v: dict[str, Any]) -> Plan:
+    """The launches of product ``pr`` (a ``matmul.Problem`` of at most 16 rows) with stream
+    variant ``v``, over the buffers ``a``, ``b``, ``out`` (and the split partial products)."""
+    from . import matmul as mm
+
+    M, N, K = pr.M, pr.N, pr.K
+    if M > MAX_ROWS:
+        raise ValueError(f"ruda kernels: the stream matmul takes at most {MAX_ROWS} rows, got {M}")
+    bn, tn, bk, ky = v["bn"], v["tn"], v["bk"], v["ky"]
+    (sam, sak), (sbk, sbn) = pr.strides()
+    la, lb = mm.layout((sam, sak)), mm.layout((sbk, sbn))
+    # A's vectors run along K (bk of them per step), B's along N (tn per invocation)
+    va = mm._vector_lanes(a_t, mm._A_UNIT[la], sam, sak, M, K, pr.a_offset, pr.a_batch, v["vec"])
+    vb = mm._vector_lanes(b_t, mm._B_UNIT[lb], sbn, sbk, N, K, pr.b_offset, pr.b_batch, v["vec"])
+    va = va if mm._A_UNIT[la] == "k" and bk % va == 0 else 1
+    vb = vb if mm._B_UNIT[lb] == "row" and tn % vb == 0 else 1
+    split, kchunk = mm.split_k(K, v["split"], bk)
+    ntn = -(-N // bn)
+    kern = build(a_t, b_t, out_t, la, lb, len(pr.batch), rows_of(M), bn, tn, bk, ky, va, vb,
+                 split)  # fmt: skip
+
+    def values(z0: int, groups: int, offo: int) -> list[int]:
+        return [M, N, K, ntn, groups, pr.count, z0, kchunk, pr.a_offset, pr.b_offset, offo,
+                sam, sak, sbk, sbn]  # fmt: skip
+
+    return mm.launches(kern, pr, out_t, ntn, split, values)
+
+
+__all__ = ["MAX_ROWS", "build", "plan", "rows_of", "shared_bytes", "threads", "valid"]
