@@ -14,7 +14,8 @@ type) and a second kernel adds them; ``group`` orders the tiles in bands for L2 
 
 ``form`` picks the kernel: ``"tiled"`` (the above) or ``"stream"`` for products of at most 16
 rows (``ruda._kernels.matmul_stream``: B read once, straight into registers; it reads ``bn``,
-``tn``, ``bk``, ``vec``, ``split`` and ``ky``, invocations side by side along K).
+``tn``, ``bk``, ``vec``, ``split``, ``ky``, invocations side by side along K, and ``pre``,
+loading a step ahead: the tiled kernel always does).
 
 Operand layouts (``la``, ``lb``): ``"n"`` the contraction runs along memory (A's rows, B's
 columns contiguous: C-ordered matrices), ``"t"`` the other dimension is contiguous (a transposed
@@ -52,10 +53,11 @@ VARIANTS: dict[str, tuple[Any, ...]] = {
     "bm": (16, 32, 64, 128), "bn": (16, 32, 64, 128), "bk": (4, 8, 16, 32),
     "tm": (1, 2, 4, 8), "tn": (1, 2, 4, 8), "vec": (1, 4), "split": (1, 2, 4, 8, 16, 32, 64),
     "group": (1, 4, 8, 16), "wide": (1, 4), "form": ("tiled", "stream"), "ky": (1, 2, 4, 8),
+    "pre": (0, 1),
 }  # fmt: skip
 # 256 invocations of 8 x 8 outputs on 128 x 128 tiles: 16 KiB of double-buffered f32 slices.
 DEFAULTS: dict[str, Any] = {"bm": 128, "bn": 128, "bk": 8, "tm": 8, "tn": 8, "vec": 4, "split": 1,
-                            "group": 8, "wide": 1, "form": "tiled", "ky": 1}  # fmt: skip
+                            "group": 8, "wide": 1, "form": "tiled", "ky": 1, "pre": 0}  # fmt: skip
 SHARED_BYTES = 16384  # WebGPU's guaranteed workgroup memory
 MAX_GROUPS = 65535
 _VECTOR_TYPES = (ir.F32, ir.I32, ir.U32)  # lanes the renderers can load as one vector
@@ -107,7 +109,7 @@ def valid(p: dict[str, Any], acc: ir.Type, max_workgroup: int = 256,
     is not a redundant point)."""
     if _stream(p):
         return matmul_stream.valid(p, acc, max_workgroup, shared_limit, M)
-    if p.get("ky", 1) != 1:  # only the stream form reads ky
+    if p.get("ky", 1) != 1 or p.get("pre", 0):  # only the stream form reads these
         return False
     t = threads(p)
     if p["tm"] > p["bm"] or p["tn"] > p["bn"] or not 32 <= t <= max_workgroup:
@@ -133,10 +135,21 @@ def variants(acc: ir.Type = F32, max_workgroup: int = 256, shared_limit: int = S
 
 
 def default_variant(out_t: ir.Type, M: int, N: int, K: int, max_workgroup: int = 256,
-                    shared_limit: int = SHARED_BYTES) -> dict[str, Any]:  # fmt: skip
-    """The heuristic: 128 x 128 tiles of 8 x 8 per invocation for large 32-bit products,
-    64 x 64 of 4 x 4 for 64-bit ones (their slices take twice the memory) and small matrices;
-    split K when the tiles alone cannot fill a GPU."""
+                    shared_limit: int = SHARED_BYTES, lb: str = "n") -> dict[str, Any]:  # fmt: skip
+    """The heuristic: the stream form (``stream_variant``) for at most 16 rows by 128 or more
+    columns of a B with contiguous rows (``lb`` "n"), else ``tiled_default``."""
+    if M <= matmul_stream.MAX_ROWS and N >= 128 and lb == "n":
+        p = stream_variant(out_t, M, N, K)
+        if valid(p, acc_type(out_t), max_workgroup, shared_limit, M):
+            return p
+    return tiled_default(out_t, M, N, K, max_workgroup, shared_limit)
+
+
+def tiled_default(out_t: ir.Type, M: int, N: int, K: int, max_workgroup: int = 256,
+                  shared_limit: int = SHARED_BYTES) -> dict[str, Any]:  # fmt: skip
+    """The tiled kernel's heuristic: 128 x 128 tiles of 8 x 8 per invocation for large 32-bit
+    products, 64 x 64 of 4 x 4 for 64-bit ones (their slices take twice the memory) and small
+    matrices; split K when the tiles alone cannot fill a GPU."""
     acc = acc_type(out_t)
     big = M * N >= 256 * 256 and acc.itemsize == 4
     p = dict(DEFAULTS) if big else {**DEFAULTS, "bm": 64, "bn": 64, "tm": 4, "tn": 4}
@@ -489,12 +502,15 @@ def plan(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, pr: Problem,
     """The launches of ``pr`` with ``variant`` (default: ``default_variant``) over the named
     buffers ``a``, ``b``, ``out`` (and a temporary of partial products when K is split)."""
     M, N, K = pr.M, pr.N, pr.K
-    v = {**default_variant(out_t, M, N, K), **(variant or {})}
+    (sam, sak), (sbk, sbn) = pr.strides()
+    la, lb = layout((sam, sak)), layout((sbk, sbn))
+    if variant and "form" not in variant:  # a partial variant of the tiled kernel (tests)
+        v = {**tiled_default(out_t, M, N, K), **variant}
+    else:
+        v = {**default_variant(out_t, M, N, K, lb=lb), **(variant or {})}
     if _stream(v):
         return matmul_stream.plan(a_t, b_t, out_t, pr, v)
     bm, bn, bk = v["bm"], v["bn"], v["bk"]
-    (sam, sak), (sbk, sbn) = pr.strides()
-    la, lb = layout((sam, sak)), layout((sbk, sbn))
     va = _vector_lanes(a_t, _A_UNIT[la], sam, sak, M, K, pr.a_offset, pr.a_batch, v["vec"])
     vb = _vector_lanes(b_t, _B_UNIT[lb], sbn, sbk, N, K, pr.b_offset, pr.b_batch, v["vec"])
     split, kchunk = split_k(K, v["split"], bk)
@@ -557,7 +573,7 @@ def _tuning_problem(key: Any) -> Problem:
 def key_default(key: Any) -> dict[str, Any]:
     """``default_variant`` for a tuning key (what a backend launches with no decision)."""
     out = {t.name: t for t in (*ir.ALL_TYPES, *ir.COMPLEX_TYPES)}[key.dtypes[-1]]
-    return default_variant(out, *key.shape[1:])
+    return default_variant(out, *key.shape[1:], lb=key.layout[1])
 
 
 def register_tuning() -> None:
@@ -600,11 +616,12 @@ def register_tuning() -> None:
         "matmul", VARIANTS,
         lambda p, key: plan(*types(key), _tuning_problem(key), p),
         lambda key, t: default_variant(types(key)[2], *key.shape[1:], t.max_workgroup,
-                                       t.shared_bytes),
+                                       t.shared_bytes, key.layout[1]),
         valid=lambda p, key, t: valid(p, acc_type(types(key)[2]), t.max_workgroup,
                                       t.shared_bytes, key.shape[1]),
         inputs=inputs, reference=reference,
-        anchors=lambda key, t: ([stream_variant(types(key)[2], *key.shape[1:])]
+        anchors=lambda key, t: ([stream_variant(types(key)[2], *key.shape[1:]),
+                                 tiled_default(types(key)[2], *key.shape[1:])]
                                 if key.shape[1] <= matmul_stream.MAX_ROWS else []),
         output=lambda key: (ir.numpy_of(types(key)[2]), math.prod(key.shape[:3])),
     )  # fmt: skip
@@ -612,4 +629,5 @@ def register_tuning() -> None:
 
 __all__ = ["DEFAULTS", "VARIANTS", "Problem", "acc_type", "build", "build_sum",
            "default_variant", "key_default", "launches", "layout", "plan", "register_tuning",
-           "shared_bytes", "split_k", "stream_variant", "threads", "valid", "variants"]  # fmt: skip
+           "shared_bytes", "split_k", "stream_variant", "threads", "tiled_default", "valid",
+           "variants"]  # fmt: skip

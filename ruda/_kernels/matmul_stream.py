@@ -10,7 +10,8 @@ mostly lie past ``M``; here each invocation owns ``tn`` columns of ``C`` (as vec
 row M - 1 and never stored), and walks its K range ``bk`` rows at a time straight from global
 memory; ``A``'s few values are the same across the workgroup and come from the cache. ``ky``
 invocations side by side along K each take every ``ky``-th step; a tree in workgroup memory then
-adds their partial sums. ``split`` > 1 splits K across workgroups as the tiled kernel does (the
+adds their partial sums. ``pre`` 1 loads the next step while the current one is multiplied.
+``split`` > 1 splits K across workgroups as the tiled kernel does (the
 partial products, then ``matmul.build_sum``).
 
     >>> from ruda._kernels import ir, matmul
@@ -63,18 +64,21 @@ def valid(p: dict[str, Any], acc: ir.Type, max_workgroup: int, shared_limit: int
 
 
 def _name(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str, lb: str, nbatch: int, rows: int,
-          bn: int, tn: int, bk: int, ky: int, va: int, vb: int, split: int) -> str:  # fmt: skip
+          bn: int, tn: int, bk: int, ky: int, va: int, vb: int, split: int,
+          pre: int) -> str:  # fmt: skip
     return (f"matmul_stream_{a_t.name}_{b_t.name}_{out_t.name}_{la}{lb}_b{nbatch}_r{rows}_{bn}x"
-            f"{tn}x{bk}_ky{ky}_v{va}{vb}_s{split}")  # fmt: skip
+            f"{tn}x{bk}_ky{ky}_v{va}{vb}_s{split}{'_p' if pre else ''}")  # fmt: skip
 
 
 @cache
 def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "n",
           nbatch: int = 0, rows: int = 1, bn: int = 128, tn: int = 4, bk: int = 4, ky: int = 1,
-          va: int = 1, vb: int = 1, split: int = 1) -> ir.Kernel:  # fmt: skip
+          va: int = 1, vb: int = 1, split: int = 1, pre: int = 0) -> ir.Kernel:  # fmt: skip
     """The stream kernel (see the module docstring); ``va``/``vb``: vector lanes of A's loads
     along K and B's along N (the plan checks their alignment). Params as the tiled kernel's
-    (``matmul.build``) less ``ntm`` and ``tiles``: ``ntn`` tiles of ``bn`` columns."""
+    (``matmul.build``) less ``ntm`` and ``tiles``: ``ntn`` tiles of ``bn`` columns. ``pre`` 1
+    loads each step's values one step ahead (registers double-buffered)."""
+    from . import matmul as mm
     from .matmul import _batch_offsets, _finish, _multiply_add, acc_type
 
     acc = acc_type(out_t)
@@ -120,14 +124,18 @@ def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "
     cs = [[Var(f"c{m}_{c}", acc) for c in range(tn)] for m in range(rows)]
     body += [Let(c, Const(0, acc), mutable=True) for row in cs for c in row]
 
-    def step(k0: ir.Expr, depth: int, a_lanes: int, tag: str) -> list[Any]:
-        """``depth`` rows of K from row ``k0``: B's vectors, A's values, the multiply-adds."""
+    b_unit = mm._B_UNIT[lb] == "row"  # B's columns contiguous: no multiply by its stride
+    a_unit = mm._A_UNIT[la] == "k"
+
+    def loads(k0: ir.Expr, depth: int, a_lanes: int, tag: str) -> tuple[list[Any], Any, Any]:
+        """``depth`` rows of K from row ``k0``: the loads, B's values ``[kk][c]`` and A's
+        ``[m][kk]`` (in the accumulator type)."""
         out_: list[Any] = []
         bv: list[list[ir.Expr]] = []
         for kk in range(depth):
             row: list[ir.Expr] = []
             for j in range(nvec):
-                idx = zb + (k0 + kk) * P["sbk"] + bcols[j] * P["sbn"]
+                idx = zb + (k0 + kk) * P["sbk"] + (bcols[j] if b_unit else bcols[j] * P["sbn"])
                 if vb > 1:
                     vs = tuple(Var(f"b{tag}{kk}_{j}_{x}", b.elem) for x in range(vb))
                     out_.append(ir.LoadVector(f"vb{tag}{kk}_{j}", vs, b, idx >> 2))
@@ -137,26 +145,52 @@ def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "
                     out_.append(Let(v, ir.cast(b[idx], acc)))
                     row.append(v)
             bv.append(row)
+        av: list[list[ir.Expr]] = []
         for m in range(rows):
-            av: list[ir.Expr] = []
+            am: list[ir.Expr] = []
             for q in range(depth // a_lanes):
-                at = arow[m] + k0 + q * a_lanes
                 if a_lanes > 1:
                     vs = tuple(Var(f"a{tag}{m}_{q}_{x}", a.elem) for x in range(a_lanes))
+                    at = arow[m] + k0 + q * a_lanes
                     out_.append(ir.LoadVector(f"va{tag}{m}_{q}", vs, a, at >> 2))
-                    av += [ir.cast(v, acc) for v in vs]
+                    am += [ir.cast(v, acc) for v in vs]
                 else:
                     v = Var(f"a{tag}{m}_{q}", acc)
-                    out_.append(Let(v, ir.cast(a[arow[m] + (k0 + q) * P["sak"]], acc)))
-                    av.append(v)
-            out_ += [Assign(cs[m][c], _multiply_add(av[kk], bv[kk][c], cs[m][c]))
-                     for kk in range(depth) for c in range(tn)]  # fmt: skip
-        return out_
+                    at = arow[m] + (k0 + q if a_unit else (k0 + q) * P["sak"])
+                    out_.append(Let(v, ir.cast(a[at], acc)))
+                    am.append(v)
+            av.append(am)
+        return out_, bv, av
+
+    def fmas(bv: Any, av: Any, depth: int) -> list[Any]:
+        return [Assign(cs[m][c], _multiply_add(av[m][kk], bv[kk][c], cs[m][c]))
+                for m in range(rows) for kk in range(depth) for c in range(tn)]  # fmt: skip
 
     s, kb, k = Var("s", U32), Var("kb", U32), Var("k", U32)
-    body.append(For(s, ty, nfull, Const(ky, U32),
-                    (Let(kb, k_lo + s * bk), *step(kb, bk, va, "m"))))  # fmt: skip
-    body.append(For(k, k_lo + nfull * bk + ty, k_hi, Const(ky, U32), tuple(step(k, 1, 1, "t"))))
+    if pre:  # the next step's loads in flight while this one's multiply-adds run
+        nb = [[Var(f"nb{kk}_{c}", acc) for c in range(tn)] for kk in range(bk)]
+        na = [[Var(f"na{m}_{kk}", acc) for kk in range(bk)] for m in range(rows)]
+        body += [Let(v, Const(0, acc), mutable=True) for vs in (*nb, *na) for v in vs]
+
+        def fetch(k0: ir.Expr, tag: str) -> tuple[Any, ...]:
+            st, bv, av = loads(k0, bk, va, tag)
+            st += [Assign(nb[kk][c], bv[kk][c]) for kk in range(bk) for c in range(tn)]
+            st += [Assign(na[m][kk], av[m][kk]) for m in range(rows) for kk in range(bk)]
+            return tuple(st)
+
+        cb = [[Var(f"cb{kk}_{c}", acc) for c in range(tn)] for kk in range(bk)]
+        ca = [[Var(f"ca{m}_{kk}", acc) for kk in range(bk)] for m in range(rows)]
+        loop: list[Any] = [Let(x, y) for xs, ys in zip((*cb, *ca), (*nb, *na), strict=True)
+                           for x, y in zip(xs, ys, strict=True)]  # fmt: skip
+        loop.append(If(s + ky < nfull, fetch(k_lo + (s + ky) * bk, "n")))
+        body += [If(ty < nfull, fetch(k_lo + ty * bk, "f")),
+                 For(s, ty, nfull, Const(ky, U32), (*loop, *fmas(cb, ca, bk)))]  # fmt: skip
+    else:
+        st, bv, av = loads(kb, bk, va, "m")
+        body.append(For(s, ty, nfull, Const(ky, U32),
+                        (Let(kb, k_lo + s * bk), *st, *fmas(bv, av, bk))))  # fmt: skip
+    st, bv, av = loads(k, 1, 1, "t")
+    body.append(For(k, k_lo + nfull * bk + ty, k_hi, Const(ky, U32), (*st, *fmas(bv, av, 1))))
     # the tree over the ky partial sums: the upper half hands its sums to the lower half
     local = [j * (nx * vb) + tx * vb + x for j in range(nvec) for x in range(vb)]
     shared: tuple[ir.Shared, ...] = ()
@@ -183,7 +217,7 @@ def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "
             one.append(If(n < P["N"], (ir.store(out, obase + m * P["N"] + n, value),)))
         stores += [If(Const(m, U32) < P["M"], tuple(one))] if m else one
     body.append(If(ty.eq(0), tuple(stores)))
-    k_ = ir.Kernel(_name(a_t, b_t, out_t, la, lb, nbatch, rows, bn, tn, bk, ky, va, vb, split),
+    k_ = ir.Kernel(_name(a_t, b_t, out_t, la, lb, nbatch, rows, bn, tn, bk, ky, va, vb, split, pre),
                    (a, b, out), params, tuple(body), (nx * ky, 1, 1), shared,
                    vector_width=max(va, vb))  # fmt: skip
     return ir.with_features(k_)
@@ -208,7 +242,7 @@ def plan(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, pr: Any, v: dict[str, Any])
     split, kchunk = mm.split_k(K, v["split"], bk)
     ntn = -(-N // bn)
     kern = build(a_t, b_t, out_t, la, lb, len(pr.batch), rows_of(M), bn, tn, bk, ky, va, vb,
-                 split)  # fmt: skip
+                 split, v["pre"])  # fmt: skip
 
     def values(z0: int, groups: int, offo: int) -> list[int]:
         return [M, N, K, ntn, groups, pr.count, z0, kchunk, pr.a_offset, pr.b_offset, offo,

@@ -62,13 +62,16 @@ def test_variant_space():
     for t in (ir.F32, ir.F64, ir.F16, ir.I8, ir.BOOL):
         for shape in ((8192, 8192, 8192), (3, 5, 7), (1, 4096, 100000), (300, 1, 20)):
             p = matmul.default_variant(t, *shape)
-            assert matmul.valid(p, matmul.acc_type(t)), (t, shape, p)
+            assert matmul.valid(p, matmul.acc_type(t), M=shape[0]), (t, shape, p)
     stream = [v for v in vs if v["form"] == "stream"]
     assert stream and all(v["ky"] > 1 or v["bn"] // v["tn"] >= 32 for v in stream)
     assert all(v["ky"] == 1 for v in vs if v["form"] == "tiled")  # no tiled point twice
     thin = {**matmul.DEFAULTS, "form": "stream", "bm": 16, "tm": 1, "group": 1, "tn": 4, "ky": 2}
     assert matmul.valid(thin, ir.F32, M=16) and not matmul.valid(thin, ir.F32, M=17)
     assert not matmul.valid({**thin, "tn": 8}, ir.F32, M=16)  # 128 accumulators
+    assert matmul.default_variant(ir.F32, 1, 4096, 4096)["form"] == "stream"  # a GEMV
+    assert matmul.default_variant(ir.F32, 1, 4096, 4096, lb="t")["form"] == "tiled"  # B^T
+    assert matmul.default_variant(ir.F32, 16, 64, 4096)["form"] == "tiled"  # few columns
     big = matmul.default_variant(ir.F32, 8192, 8192, 8192)
     assert (big["bm"], big["bn"], big["tm"], big["tn"]) == (128, 128, 8, 8)
     assert matmul.default_variant(ir.F32, 64, 64, 1 << 16)["split"] > 1
@@ -112,10 +115,12 @@ def test_cuda_compiles_to_ptx(kernels):
     ptx = nvrtc.compile(src, options=(*nvrtc.DEFAULT_OPTIONS, "-w", "-G"))
     assert ptx.count(".entry ruda_matmul_") == len(kernels)
     # a stream kernel, optimised: B and A arrive as 128-bit loads, 4 x 4 x 4 multiply-adds a step
-    k = matmul_stream.build(ir.F32, ir.F32, ir.F32, "n", "n", 0, 4, 128, 4, 4, 2, 4, 4, 1)
-    ptx = nvrtc.compile(cuda.render(k), options=(*nvrtc.DEFAULT_OPTIONS, "-w"))
-    assert ptx.count("ld.global.nc.v4.f32") + ptx.count("ld.global.v4.f32") >= 4 + 4
-    assert ptx.count("fma.rn.f32") >= 4 * 4 * 4
+    for pre in (0, 1):  # and loading a step ahead: the loads twice, before and in the loop
+        k = matmul_stream.build(ir.F32, ir.F32, ir.F32, "n", "n", 0, 4, 128, 4, 4, 2, 4, 4, 1, pre)
+        ptx = nvrtc.compile(cuda.render(k), options=(*nvrtc.DEFAULT_OPTIONS, "-w"))
+        loads = ptx.count("ld.global.nc.v4.f32") + ptx.count("ld.global.v4.f32")
+        assert loads >= (4 + 4) * (1 + pre)
+        assert ptx.count("fma.rn.f32") >= 4 * 4 * 4
     # the default f32 kernel, optimised: its operands arrive as 128-bit vector loads
     k = matmul.plan(ir.F32, ir.F32, ir.F32, matmul.Problem(4096, 4096, 4096)).launches[0].kernel
     ptx = nvrtc.compile(cuda.render(k), options=(*nvrtc.DEFAULT_OPTIONS, "-w"))
