@@ -60,9 +60,10 @@ def test_variant_space():
     assert all(matmul.threads(v) <= 256 and matmul.shared_bytes(v, ir.F32) <= 16384 for v in vs)
     assert not matmul.valid(matmul.DEFAULTS, ir.F64)  # 32 KiB of f64 slices
     for t in (ir.F32, ir.F64, ir.F16, ir.I8, ir.BOOL):
-        for shape in ((8192, 8192, 8192), (3, 5, 7), (1, 4096, 100000), (300, 1, 20)):
-            p = matmul.default_variant(t, *shape)
-            assert matmul.valid(p, matmul.acc_type(t), M=shape[0]), (t, shape, p)
+        for shape in ((8192, 8192, 8192), (3, 5, 7), (1, 4096, 100000), (300, 1, 20),
+                      (16, 4096, 11008), (4096, 16, 512)):  # fmt: skip
+            for p in (matmul.default_variant(t, *shape), matmul.tiled_default(t, *shape)):
+                assert matmul.valid(p, matmul.acc_type(t), M=shape[0]), (t, shape, p)
     stream = [v for v in vs if v["form"] == "stream"]
     assert stream and all(v["ky"] > 1 or v["bn"] // v["tn"] >= 32 for v in stream)
     assert all(v["ky"] == 1 for v in vs if v["form"] == "tiled")  # no tiled point twice
