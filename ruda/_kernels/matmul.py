@@ -545,7 +545,7 @@ def launches(kern: ir.Kernel, pr: Problem, out_t: ir.Type, tiles: int, split: in
     p = Plan()
     acc, count = acc_type(out_t), pr.count
     n = count * pr.M * pr.N
-    out_name = "out" if split == 1 else p.temp(acc, split * n)
+    out_name = "out" if split == 1 else p.temp(acc, split * n, written=True)  # every partial
     offo = pr.o_offset if split == 1 else 0
     per = max(1, (MAX_GROUPS * MAX_GROUPS // 2) // max(1, tiles * split))  # batches a dispatch
     for z0 in range(0, count, per):

@@ -362,14 +362,18 @@ class Launch:
 @dataclass
 class Plan:
     """Launches in order; ``temps`` are scratch arrays (type, elements) zero-filled before the
-    first launch; the caller binds ``x`` (input), ``mean`` (``center``) and ``out``."""
+    first launch, except those in ``written`` (every element written before it is read: no
+    fill to pay for); the caller binds ``x`` (input), ``mean`` (``center``) and ``out``."""
 
     launches: list[Launch] = field(default_factory=list)
     temps: dict[str, tuple[ir.Type, int]] = field(default_factory=dict)
+    written: set[str] = field(default_factory=set)
 
-    def temp(self, t: ir.Type, n: int) -> str:
+    def temp(self, t: ir.Type, n: int, written: bool = False) -> str:
         name = f"t{len(self.temps)}"
         self.temps[name] = (t, max(n, 1))
+        if written:
+            self.written.add(name)
         return name
 
 

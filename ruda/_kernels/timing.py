@@ -228,7 +228,8 @@ class WgpuCandidate:
         self.temps = []
         for n, (t, count) in plan.temps.items():
             bufs[n] = r.buffer(b"\0" * (count * t.itemsize))
-            self.temps.append(bufs[n])
+            if n not in getattr(plan, "written", ()):
+                self.temps.append(bufs[n])
         self.out = bufs["out"] = r.buffer(b"\0" * (self.out_count * self.out_dtype.itemsize))
         self.steps = []
         for launch in plan.launches:

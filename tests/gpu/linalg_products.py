@@ -254,6 +254,55 @@ def test_matmul_stream_variants(gdev, rng) -> None:
     assert ran == set(range(len(STREAM))), f"variants never run: {set(range(len(STREAM))) - ran}"
 
 
+def _stale_scratch(monkeypatch, gdev) -> None:
+    """Every scratch allocation of a plan comes back full of NaN (all bits set), not zeros."""
+    alloc = ruda.ones((1,), device=gdev)._data.ctx.allocator
+    if gdev.kind == "wgpu":
+        ops, empty = type(ruda.ones((1,), device=gdev)._data).ops, alloc.empty
+
+        def nan_empty(shape, dtype):
+            x = empty(shape, dtype)
+            return ops.fill(x, float("nan")) if numpy.dtype(dtype).kind == "f" else x
+
+        monkeypatch.setattr(alloc, "empty", nan_empty)
+    else:
+        raw = alloc.alloc
+
+        def nan_alloc(nbytes, *args, **kw):
+            mem = raw(nbytes, *args, **kw)
+            mem.memset_async(255, nbytes, alloc.stream())
+            return mem
+
+        monkeypatch.setattr(alloc, "alloc", nan_alloc)
+
+
+def test_split_partials_are_written_whole(gdev, rng, monkeypatch) -> None:
+    """Split-K partial products skip the scratch fill (every one is written before the sum
+    reads it): scratch memory full of NaN never reaches the result, tiled or stream."""
+    from ruda._array import _wrap
+    from ruda._backends.gpu.matmul import Products
+    from ruda._kernels import ir, matmul
+
+    need(gdev, "matmul")
+    name = "linalg_products" if gdev.kind == "wgpu" else "library_products"
+    products = importlib.import_module(f"ruda._backends.{gdev.kind}.{name}").PRODUCTS
+    m, n, k, split = 3, 130, 999, 8
+    stream = {**matmul.stream_variant(ir.F32, m, n, k), "split": split}
+    tiled = {**matmul.tiled_default(ir.F32, m, n, k), "split": split}
+    a, b = data("float32", (m, k), rng), data("float32", (k, n), rng)
+    x, y = put(a, gdev), put(b, gdev)
+    _stale_scratch(monkeypatch, gdev)
+    old = products.variant
+    try:
+        for v in (tiled, stream):
+            p = matmul.plan(ir.F32, ir.F32, ir.F32, matmul.Problem(m, n, k), v)
+            assert p.temps and p.written == set(p.temps), v
+            products.variant = v
+            check_product(_wrap(Products.gemm(products, x._data, y._data), gdev), a, b)
+    finally:
+        products.variant = old
+
+
 # -- tensordot, vecdot, dot, inner, vdot -------------------------------------------------------
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
 def test_tensordot(dtype: str, gdev, rng) -> None:

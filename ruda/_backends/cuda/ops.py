@@ -244,14 +244,16 @@ class CudaOps(GpuOps):
 
 def launch_plan(ctx: Any, p: Any, ptrs: dict[str, int]) -> None:
     """Launch ``p``'s kernels in order over ``ptrs`` (name -> device address) and its temps,
-    which come from the pool zero-filled (freed afterwards: the pool is stream-ordered)."""
+    which come from the pool zero-filled unless the plan writes them whole (freed afterwards:
+    the pool is stream-ordered)."""
     ptrs = dict(ptrs)
     keep = []
     if p.temps:
         stream = ctx.allocator.stream()
         for name, (t, count) in p.temps.items():
             mem = ctx.allocator.alloc(count * t.itemsize)
-            mem.memset_async(0, count * t.itemsize, stream)
+            if name not in p.written:
+                mem.memset_async(0, count * t.itemsize, stream)
             keep.append(mem)
             ptrs[name] = mem.ptr
     compiler, launcher = ctx.compiler, ctx.launcher

@@ -277,7 +277,9 @@ class WgpuOps(GpuOps):
                 )
         arrays = dict(arrays)
         for name, (t, count) in p.temps.items():
-            arrays[name] = self.fill(ctx.allocator.empty((count,), ir.numpy_of(t)), 0)
+            arrays[name] = ctx.allocator.empty((count,), ir.numpy_of(t))
+            if name not in p.written:
+                self.fill(arrays[name], 0)
         # the adapter's own limit: a plan's temporaries are a fraction of its operands
         hard = ctx.limits.get("max-storage-buffer-binding-size", max_bind) // 4 * 4
         binds = {
