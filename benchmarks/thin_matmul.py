@@ -12,6 +12,7 @@ every variant is first checked against NumPy in float64.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import sys
@@ -55,8 +56,9 @@ def timed(fn: Any, sync: Any, seconds: float) -> float:
 
 
 def products(kind: str) -> Any:
+    """The backend's ``Products`` (its tiled and stream kernels behind ``Products.gemm``)."""
     name = "linalg_products" if kind == "wgpu" else "library_products"
-    return __import__(f"ruda._backends.{kind}.{name}", fromlist=["PRODUCTS"]).PRODUCTS
+    return importlib.import_module(f"ruda._backends.{kind}.{name}").PRODUCTS
 
 
 def bench(kind: str, M: int, N: int, K: int, seconds: float) -> dict[str, Any]:

@@ -185,7 +185,7 @@ def stream_variant(out_t: ir.Type, M: int, N: int, K: int) -> dict[str, Any]:
     tn = max(1, min(4, matmul_stream.MAX_REGS // words))
     p = {**DEFAULTS, **matmul_stream.PINNED, "form": "stream", "bn": 32 * tn, "tn": tn,
          "bk": 4, "vec": 4 if tn == 4 else 1, "ky": 4}  # fmt: skip
-    most = max(1, min(64, 1024 // -(-N // p["bn"]), K // (4 * 4 * 4)))
+    most = max(1, min(64, 1024 // -(-N // p["bn"]), K // (4 * p["bk"] * p["ky"])))
     p["split"] = 1 << (most.bit_length() - 1)
     return p
 

@@ -228,7 +228,7 @@ class WgpuCandidate:
         self.temps = []
         for n, (t, count) in plan.temps.items():
             bufs[n] = r.buffer(b"\0" * (count * t.itemsize))
-            if n not in getattr(plan, "written", ()):
+            if n not in plan.written:
                 self.temps.append(bufs[n])
         self.out = bufs["out"] = r.buffer(b"\0" * (self.out_count * self.out_dtype.itemsize))
         self.steps = []

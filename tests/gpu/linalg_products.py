@@ -215,6 +215,12 @@ STREAM_CASES = [("float32", (1, 128, 4100)), ("float32", (3, 131, 200)), ("int32
                 ("float64", (9, 132, 64)), ("float32", (16, 260, 1000))]  # fmt: skip
 
 
+def _kernel_products(gdev):
+    """The device's ``Products``, whose ``variant`` picks the kernel ``Products.gemm`` runs."""
+    name = "linalg_products" if gdev.kind == "wgpu" else "library_products"
+    return importlib.import_module(f"ruda._backends.{gdev.kind}.{name}").PRODUCTS
+
+
 def test_matmul_stream_variants(gdev, rng) -> None:
     """The stream kernel (at most 16 rows: GEMV and thin products) in each variant against
     NumPy: whole and partial vectors, rows past M, K split across workgroups, a broadcast stack,
@@ -224,8 +230,7 @@ def test_matmul_stream_variants(gdev, rng) -> None:
     from ruda._kernels import ir, matmul
 
     need(gdev, "matmul")
-    name = "linalg_products" if gdev.kind == "wgpu" else "library_products"
-    products = importlib.import_module(f"ruda._backends.{gdev.kind}.{name}").PRODUCTS
+    products = _kernel_products(gdev)
     x = ruda.ones((1,), device=gdev)._data
     limits = products.ops.tuner.target(x.ctx)
     ran = set()
@@ -284,8 +289,7 @@ def test_split_partials_are_written_whole(gdev, rng, monkeypatch) -> None:
     from ruda._kernels import ir, matmul
 
     need(gdev, "matmul")
-    name = "linalg_products" if gdev.kind == "wgpu" else "library_products"
-    products = importlib.import_module(f"ruda._backends.{gdev.kind}.{name}").PRODUCTS
+    products = _kernel_products(gdev)
     m, n, k, split = 3, 130, 999, 8
     stream = {**matmul.stream_variant(ir.F32, m, n, k), "split": split}
     tiled = {**matmul.tiled_default(ir.F32, m, n, k), "split": split}
