@@ -3,7 +3,7 @@ the same process: ruda's default, the stream form's heuristic and the tiled kern
 queued back to back after a warm-up (so the card runs at its sustained clocks), host-timed.
 
     RUDA_WGPU=experimental RUDA_CUDA=experimental python benchmarks/thin_matmul.py \
-        [--shapes 1x4096x4096,16x4096x11008] [--seconds 1.0] [--json f]
+        [--shapes 1x4096x4096,16x4096x11008] [--seconds 1.0] [--backend wgpu] [--json f]
 
 Shapes are M x N x K (``C[M, N] = A[M, K] @ B[K, N]``). GB/s counts B's bytes (read once);
 every variant is first checked against NumPy in float64.
@@ -105,10 +105,11 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--shapes", default="1x4096x4096,16x4096x11008,4x8192x8192")
     p.add_argument("--seconds", type=float, default=1.0)
+    p.add_argument("--backend", choices=("cuda", "wgpu", "both"), default="both")
     p.add_argument("--json", default="")
     args = p.parse_args()
     rows = []
-    for kind in ("cuda", "wgpu"):
+    for kind in ("cuda", "wgpu") if args.backend == "both" else (args.backend,):
         why = probe(kind)
         if why is not None:
             print(f"{kind}: not available ({why})")

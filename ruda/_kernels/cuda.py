@@ -207,8 +207,8 @@ class CUDA(CLike):
         lines.append(
             f'extern "C" __global__ void __launch_bounds__({wg}) {entry_name(k)}({params}) {{'
         )
-        for s in k.shared:
-            lines.append(f"    __shared__ {self.type(s.elem)} {s.name}[{s.size}];")
+        for s in k.shared:  # 16-byte aligned: neighbouring reads can merge into 128-bit ones
+            lines.append(f"    __shared__ __align__(16) {self.type(s.elem)} {s.name}[{s.size}];")
         lines.extend(body)
         lines.append("}")
         return "\n".join(lines)

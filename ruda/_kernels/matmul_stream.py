@@ -10,7 +10,8 @@ mostly lie past ``M``; here each invocation owns ``tn`` columns of ``C`` (as vec
 row M - 1 and never stored), and walks its K range ``bk`` rows at a time straight from global
 memory; ``A``'s few values are the same across the workgroup and come from the cache. ``ky``
 invocations side by side along K each take every ``ky``-th step; a tree in workgroup memory then
-adds their partial sums. ``pre`` 1 loads the next step while the current one is multiplied.
+adds their partial sums. ``stage`` 1 stages A's values through workgroup memory: the
+invocations of a workgroup load them once between them, not each on its own.
 ``split`` > 1 splits K across workgroups as the tiled kernel does (the
 partial products, then ``matmul.build_sum``).
 
@@ -47,8 +48,10 @@ def threads(p: dict[str, Any]) -> int:
 
 
 def shared_bytes(p: dict[str, Any], acc: ir.Type, M: int = MAX_ROWS) -> int:
-    """Workgroup memory of the tree over ``ky`` partial sums (none for ``ky`` 1)."""
-    return p["ky"] // 2 * rows_of(M) * p["bn"] * acc.itemsize
+    """Workgroup memory of the tree over ``ky`` partial sums (none for ``ky`` 1) and of A's
+    staged values (``stage`` 1)."""
+    staged = p.get("stage", 0) * p["ky"] * p["bk"]
+    return (p["ky"] // 2 * p["bn"] + staged) * rows_of(M) * acc.itemsize
 
 
 def valid(p: dict[str, Any], acc: ir.Type, max_workgroup: int, shared_limit: int,
@@ -65,19 +68,19 @@ def valid(p: dict[str, Any], acc: ir.Type, max_workgroup: int, shared_limit: int
 
 def _name(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str, lb: str, nbatch: int, rows: int,
           bn: int, tn: int, bk: int, ky: int, va: int, vb: int, split: int,
-          pre: int) -> str:  # fmt: skip
+          stage: int) -> str:  # fmt: skip
     return (f"matmul_stream_{a_t.name}_{b_t.name}_{out_t.name}_{la}{lb}_b{nbatch}_r{rows}_{bn}x"
-            f"{tn}x{bk}_ky{ky}_v{va}{vb}_s{split}{'_p' if pre else ''}")  # fmt: skip
+            f"{tn}x{bk}_ky{ky}_v{va}{vb}_s{split}{'_a' if stage else ''}")  # fmt: skip
 
 
 @cache
 def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "n",
           nbatch: int = 0, rows: int = 1, bn: int = 128, tn: int = 4, bk: int = 4, ky: int = 1,
-          va: int = 1, vb: int = 1, split: int = 1, pre: int = 0) -> ir.Kernel:  # fmt: skip
+          va: int = 1, vb: int = 1, split: int = 1, stage: int = 0) -> ir.Kernel:  # fmt: skip
     """The stream kernel (see the module docstring); ``va``/``vb``: vector lanes of A's loads
     along K and B's along N (the plan checks their alignment). Params as the tiled kernel's
-    (``matmul.build``) less ``ntm`` and ``tiles``: ``ntn`` tiles of ``bn`` columns. ``pre`` 1
-    loads each step's values one step ahead (registers double-buffered)."""
+    (``matmul.build``) less ``ntm`` and ``tiles``: ``ntn`` tiles of ``bn`` columns. ``stage``
+    1 stages A through workgroup memory (``ky`` steps at a time)."""
     from . import matmul as mm
     from .matmul import _batch_offsets, _finish, _multiply_add, acc_type
 
@@ -127,9 +130,9 @@ def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "
     b_unit = mm._B_UNIT[lb] == "row"  # B's columns contiguous: no multiply by its stride
     a_unit = mm._A_UNIT[la] == "k"
 
-    def loads(k0: ir.Expr, depth: int, a_lanes: int, tag: str) -> tuple[list[Any], Any, Any]:
-        """``depth`` rows of K from row ``k0``: the loads, B's values ``[kk][c]`` and A's
-        ``[m][kk]`` (in the accumulator type)."""
+    def b_loads(k0: ir.Expr, depth: int, tag: str) -> tuple[list[Any], list[list[ir.Expr]]]:
+        """``depth`` rows of B from row ``k0``: the loads and the values ``[kk][c]`` (in the
+        accumulator type)."""
         out_: list[Any] = []
         bv: list[list[ir.Expr]] = []
         for kk in range(depth):
@@ -145,6 +148,11 @@ def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "
                     out_.append(Let(v, ir.cast(b[idx], acc)))
                     row.append(v)
             bv.append(row)
+        return out_, bv
+
+    def a_loads(k0: ir.Expr, depth: int, a_lanes: int, tag: str) -> tuple[list[Any], Any]:
+        """A's values ``[m][kk]`` of ``depth`` columns from ``k0``, and their loads."""
+        out_: list[Any] = []
         av: list[list[ir.Expr]] = []
         for m in range(rows):
             am: list[ir.Expr] = []
@@ -160,31 +168,41 @@ def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "
                     out_.append(Let(v, ir.cast(a[at], acc)))
                     am.append(v)
             av.append(am)
-        return out_, bv, av
+        return out_, av
+
+    def loads(k0: ir.Expr, depth: int, a_lanes: int, tag: str) -> tuple[list[Any], Any, Any]:
+        (sb, bv), (sa, av) = b_loads(k0, depth, tag), a_loads(k0, depth, a_lanes, tag)
+        return sb + sa, bv, av
 
     def fmas(bv: Any, av: Any, depth: int) -> list[Any]:
         return [Assign(cs[m][c], _multiply_add(av[m][kk], bv[kk][c], cs[m][c]))
                 for m in range(rows) for kk in range(depth) for c in range(tn)]  # fmt: skip
 
     s, kb, k = Var("s", U32), Var("kb", U32), Var("k", U32)
-    if pre:  # the next step's loads in flight while this one's multiply-adds run
-        nb = [[Var(f"nb{kk}_{c}", acc) for c in range(tn)] for kk in range(bk)]
-        na = [[Var(f"na{m}_{kk}", acc) for kk in range(bk)] for m in range(rows)]
-        body += [Let(v, Const(0, acc), mutable=True) for vs in (*nb, *na) for v in vs]
-
-        def fetch(k0: ir.Expr, tag: str) -> tuple[Any, ...]:
-            st, bv, av = loads(k0, bk, va, tag)
-            st += [Assign(nb[kk][c], bv[kk][c]) for kk in range(bk) for c in range(tn)]
-            st += [Assign(na[m][kk], av[m][kk]) for m in range(rows) for kk in range(bk)]
-            return tuple(st)
-
-        cb = [[Var(f"cb{kk}_{c}", acc) for c in range(tn)] for kk in range(bk)]
-        ca = [[Var(f"ca{m}_{kk}", acc) for kk in range(bk)] for m in range(rows)]
-        loop: list[Any] = [Let(x, y) for xs, ys in zip((*cb, *ca), (*nb, *na), strict=True)
-                           for x, y in zip(xs, ys, strict=True)]  # fmt: skip
-        loop.append(If(s + ky < nfull, fetch(k_lo + (s + ky) * bk, "n")))
-        body += [If(ty < nfull, fetch(k_lo + ty * bk, "f")),
-                 For(s, ty, nfull, Const(ky, U32), (*loop, *fmas(cb, ca, bk)))]  # fmt: skip
+    sha: tuple[ir.Shared, ...] = ()
+    if stage:  # A's values of ky steps staged in workgroup memory, each read from L2 once per
+        # workgroup (not once per invocation), rows of one K next to each other (wide reads)
+        width, nthreads = ky * bk, nx * ky
+        sa_ = ir.Shared("sha", acc, rows * width)
+        sha = (sa_,)
+        j, kcap = Var("j", U32), Var("kcap", U32)
+        step: list[Any] = [Let(s, j * ky + ty), Let(kb, k_lo + ir.call("min", s, nfull - 1) * bk)]
+        st, bv = b_loads(kb, bk, "m")
+        step += [*st, Barrier()]  # the last step's reads of sha are done
+        for i in range(-(-rows * width // nthreads)):
+            e = Var(f"e{i}", U32)
+            m, kk = e / width, e % width
+            kg = ir.call("min", k_lo + j * width + kk, kcap)  # past the full steps: unused
+            at = za + ir.call("min", m, P["M"] - 1) * P["sam"] + (kg if a_unit else kg * P["sak"])
+            put = (ir.store(sa_, kk * rows + m, ir.cast(a[at], acc)),)
+            step += [Let(e, lid + i * nthreads)]
+            step += [If(e < rows * width, put)] if (i + 1) * nthreads > rows * width else [*put]
+        step.append(Barrier())
+        av = [[sa_[(ty * bk + kk) * rows + m] for kk in range(bk)] for m in range(rows)]
+        step.append(If(s < nfull, tuple(fmas(bv, av, bk))))
+        nit = (nfull + (ky - 1)) / ky  # steps of the whole workgroup: barriers in uniform flow
+        body += [Let(kcap, k_lo + nfull * bk - 1),
+                 For(j, Const(0, U32), nit, Const(1, U32), tuple(step))]  # fmt: skip
     else:
         st, bv, av = loads(kb, bk, va, "m")
         body.append(For(s, ty, nfull, Const(ky, U32),
@@ -217,8 +235,8 @@ def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "
             one.append(If(n < P["N"], (ir.store(out, obase + m * P["N"] + n, value),)))
         stores += [If(Const(m, U32) < P["M"], tuple(one))] if m else one
     body.append(If(ty.eq(0), tuple(stores)))
-    k_ = ir.Kernel(_name(a_t, b_t, out_t, la, lb, nbatch, rows, bn, tn, bk, ky, va, vb, split, pre),
-                   (a, b, out), params, tuple(body), (nx * ky, 1, 1), shared,
+    name = _name(a_t, b_t, out_t, la, lb, nbatch, rows, bn, tn, bk, ky, va, vb, split, stage)
+    k_ = ir.Kernel(name, (a, b, out), params, tuple(body), (nx * ky, 1, 1), (*sha, *shared),
                    vector_width=max(va, vb))  # fmt: skip
     return ir.with_features(k_)
 
@@ -242,7 +260,7 @@ def plan(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, pr: Any, v: dict[str, Any])
     split, kchunk = mm.split_k(K, v["split"], bk)
     ntn = -(-N // bn)
     kern = build(a_t, b_t, out_t, la, lb, len(pr.batch), rows_of(M), bn, tn, bk, ky, va, vb,
-                 split, v["pre"])  # fmt: skip
+                 split, v["stage"])  # fmt: skip
 
     def values(z0: int, groups: int, offo: int) -> list[int]:
         return [M, N, K, ntn, groups, pr.count, z0, kchunk, pr.a_offset, pr.b_offset, offo,

@@ -116,16 +116,19 @@ def test_cuda_compiles_to_ptx(kernels):
     ptx = nvrtc.compile(src, options=(*nvrtc.DEFAULT_OPTIONS, "-w", "-G"))
     assert ptx.count(".entry ruda_matmul_") == len(kernels)
     # a stream kernel, optimised: B and A arrive as 128-bit loads, 4 x 4 x 4 multiply-adds a step
-    for pre in (0, 1):  # and loading a step ahead: the loads twice, before and in the loop
-        k = matmul_stream.build(ir.F32, ir.F32, ir.F32, "n", "n", 0, 4, 128, 4, 4, 2, 4, 4, 1, pre)
+    for stage in (0, 1):  # and with A staged: its values as 128-bit reads of shared memory
+        k = matmul_stream.build(ir.F32, ir.F32, ir.F32, "n", "n", 0, 4, 128, 4, 4, 2, 4, 4, 1,
+                                stage)  # fmt: skip
         ptx = nvrtc.compile(cuda.render(k), options=(*nvrtc.DEFAULT_OPTIONS, "-w"))
         loads = ptx.count("ld.global.nc.v4.f32") + ptx.count("ld.global.v4.f32")
-        assert loads >= (4 + 4) * (1 + pre)
+        assert loads >= 4 + 4 * (1 - stage)
+        assert ptx.count("ld.shared.v4.f32") >= 4 * stage
         assert ptx.count("fma.rn.f32") >= 4 * 4 * 4
     # the default f32 kernel, optimised: its operands arrive as 128-bit vector loads
     k = matmul.plan(ir.F32, ir.F32, ir.F32, matmul.Problem(4096, 4096, 4096)).launches[0].kernel
     ptx = nvrtc.compile(cuda.render(k), options=(*nvrtc.DEFAULT_OPTIONS, "-w"))
     assert "ld.global.nc.v4.f32" in ptx or "ld.global.v4.f32" in ptx
+    assert "ld.shared.v4.f32" in ptx and "ld.shared.f32" not in ptx  # wide=4 slices, aligned
     assert ptx.count("fma.rn.f32") >= 8 * 8 * 8  # the 8 x 8 register tile, bk = 8 unrolled
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -76,6 +77,12 @@ def _merged(x: Any, groups: list[list[int]]) -> Any:
         shape.append(n)
         strides.append(st)
     return x.view_of(x.offset, tuple(shape), tuple(strides))
+
+
+@lru_cache(maxsize=1024)
+def _plan(types: tuple[ir.Type, ...], pr: km.Problem, variant: tuple[tuple[str, Any], ...]) -> Any:
+    """``km.plan``, kept: a product repeated (a decoding loop) skips rebuilding its launches."""
+    return km.plan(*types, pr, dict(variant))
 
 
 class Products:
@@ -150,7 +157,7 @@ class Products:
         pr = km.Problem(M, N, K, tuple(cshape), tuple(ab), tuple(bb), _matrix_strides(a),
                         _matrix_strides(b), off_a, off_b, off_y)  # fmt: skip
         types = tuple(ir.type_of(d) for d in (a.dtype, b.dtype, r))
-        p = km.plan(*types, pr, self.decided(ctx, types, pr))
+        p = _plan(types, pr, tuple(self.decided(ctx, types, pr).items()))
         self.ops.run_plan(ctx, p, {"a": base_a, "b": base_b, "out": base_y})
         return y
 
