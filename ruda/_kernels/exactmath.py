@@ -14,7 +14,10 @@ conversions between f32 and f64 go through these helpers:
   residual ``a - q * b`` in 64-bit integers (only its low 64 bits are needed: it is small)
   says whether the exact quotient lies past a midpoint, and q moves by an ulp (twice);
 * ``multiply``: an f64 product the driver cannot fuse with an addition that follows;
-* ``ldexp``: x * 2**n rounded once for any n (WGSL's ldexp is neither).
+* ``ldexp``: x * 2**n rounded once for any n (WGSL's ldexp is neither);
+* ``rounding``: trunc and round half to even built from floor, for drivers whose own are wrong
+  (lavapipe on a CPU without AVX-512 lowers 8-wide f64 ``round`` through integers: 3.5 gave 3,
+  -1.5 gave -1, and ``trunc(-0.3)`` gave +0).
 
 They use ``raw_f64``, ``raw_f32``, ``raw_div`` and ``raw_mul``: the WGSL renderer's plain
 conversions, division and product, which it never reroutes through these helpers. f64 bits
@@ -164,6 +167,25 @@ def ldexp(t: ir.Type) -> ir.Function:
         Return(y * _pow2(k, t)),
     )
     return ir.Function(f"ruda_ldexp_{t.name}", (x, n), t, body)
+
+
+@cache
+def rounding(fn: str, t: ir.Type) -> ir.Function:
+    """``fn`` ("trunc", or "round"/"rint": half to even) of an f32/f64 from ``floor`` of its
+    magnitude, with x's sign put back as a bit (a zero result keeps it: trunc(-0.3) is -0)."""
+    x = Var("x", t)
+    a, f, d = Var("a", t), Var("f", t), Var("d", t)
+    body: list = [Let(a, ir.call("abs", x)), Let(f, ir.call("floor", a), mutable=True)]
+    if fn != "trunc":
+        # d = a - f is exact (f is 0 or within a factor of two of a); f odd: f / 2 not whole
+        half = f * 0.5
+        odd = (half - ir.call("floor", half)).ne(0.0)
+        body += [Let(d, a - f), If(lor(d > 0.5, land(d.eq(0.5), odd)), (ir.Assign(f, f + 1.0),))]
+    bits, sign = (U32, 0x80000000) if t is F32 else (U64, 1 << 63)
+    signed = ir.Bitcast(f, bits) | (ir.Bitcast(x, bits) & ir.Const(sign, bits))
+    body.append(Return(ir.Bitcast(signed, t)))
+    return ir.Function(f"ruda_{'trunc' if fn == 'trunc' else 'rint'}_{t.name}", (x,), t,
+                       tuple(body))  # fmt: skip
 
 
 def _opaque(v: ir.Expr) -> ir.Expr:

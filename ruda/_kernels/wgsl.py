@@ -23,6 +23,9 @@ not bit-exact anyway): "f32-flushes" (f32 subnormals flush to zero: every f32 op
 in f64 and rounds once), "f32-div-inexact" (f32 division through f64), "f64-div-inexact" (f64
 division corrected to the correctly rounded quotient) and "f64-contracts" (the driver fuses an
 f64 ``a * b + c`` into an fma, which NumPy's loops do not: every f64 product is kept apart).
+"round-inexact" (the driver's trunc or round is wrong: lavapipe without AVX-512 rounds f64 ties
+the wrong way and loses the sign of zero) sends trunc and round through ``exactmath.rounding``
+in every kernel, as a wrong rounding is a wrong answer, not an inaccurate one.
 """
 
 from __future__ import annotations
@@ -74,8 +77,9 @@ _F64_MATH = frozenset({"shader-f64", "shader-int64"})
 
 # Pseudo-features: what the adapter's arithmetic gets wrong (module docstring).
 FLUSHES, DIV32, DIV64 = "f32-flushes", "f32-div-inexact", "f64-div-inexact"
-CONTRACTS = "f64-contracts"
-PSEUDO_FEATURES = frozenset({FLUSHES, DIV32, DIV64, CONTRACTS})
+CONTRACTS, ROUNDS = "f64-contracts", "round-inexact"
+PSEUDO_FEATURES = frozenset({FLUSHES, DIV32, DIV64, CONTRACTS, ROUNDS})
+_ROUNDING = {"trunc": "trunc", "round": "rint", "rint": "rint"}  # IR name -> exactmath's
 EXACT_KERNELS = ("arange_",)  # non-op-table kernels whose values NumPy defines bit for bit
 
 
@@ -132,6 +136,7 @@ class WGSL(CLike):
         self.div32 = self.wide and bool({FLUSHES, DIV32, DIV64} & have)
         self.div64 = self.wide and DIV64 in have
         self.apart = self.wide and CONTRACTS in have
+        self.rounds = self.wide and ROUNDS in have
         self.exact = False
         self.prefix = ""  # global names' prefix, so several kernels can share one module
 
@@ -225,6 +230,8 @@ class WGSL(CLike):
             if t is ir.F32 and self.wide and e.fn in F32_VIA_F64:
                 wide = ir.Call(e.fn, tuple(ir.cast(a, ir.F64) for a in e.args), ir.F64)
                 return self.expr(ir.Cast(wide, ir.F32))
+            if self.rounds and e.fn in _ROUNDING and t in (ir.F32, ir.F64):
+                return super()._e_call(exactmath.rounding(_ROUNDING[e.fn], t)(*e.args))
             replace = IR_MATH.get(t, {}).get(e.fn)
             if replace is not None:
                 return super()._e_call(replace(t)(*e.args))

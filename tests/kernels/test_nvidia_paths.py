@@ -31,6 +31,7 @@ FORCED = {
     "flushes": frozenset({wgsl.FLUSHES}),  # NVIDIA (if its f64 division is exact)
     "div32": frozenset({wgsl.DIV32}),  # an adapter that keeps subnormals, divides roughly
     "div64": frozenset({wgsl.DIV64}),
+    "rounds": frozenset({wgsl.ROUNDS}),  # lavapipe on a CPU without AVX-512
     "all": wgsl.PSEUDO_FEATURES,  # and f64 products kept apart from additions
 }
 WIDE = tn.WIDE
@@ -65,25 +66,33 @@ def test_probe_on_this_adapter(gpu):
     found = probe.probe(dev, feats)
     assert found <= wgsl.PSEUDO_FEATURES
     if "llvmpipe" in adapter.info.get("device", ""):
-        assert found == frozenset()  # lavapipe keeps subnormals and divides exactly
+        # lavapipe keeps subnormals and divides exactly; its f64 rounding depends on the host
+        # CPU (8-wide f64 round and trunc go through integers without AVX-512)
+        assert found <= {wgsl.ROUNDS}
 
 
 def test_probe_sees_flushes_and_inexact_division(gpu, monkeypatch):
     """The probe's kernel with an adapter's faults put in by hand: a product that flushes,
-    divisions as a * (1 / b) (rounded twice: wrong next to a midpoint), a fused a * b + c."""
+    divisions as a * (1 / b) (rounded twice: wrong next to a midpoint), a fused a * b + c,
+    a round that is a floor (f32) and a trunc that is a floor (f64)."""
     _, dev, feats = gpu
     src = probe._SOURCE.replace(
         "y[0] = x[0] * x[1];", "y[0] = select(x[0] * x[1], 0.0, abs(x[0] * x[1]) < x[0]);"
     ).replace("x[4u + 2u * i] / x[5u + 2u * i]", "x[4u + 2u * i] * (1.0 / x[5u + 2u * i])")
+    src = src.replace("= round(x[", "= floor(x[")
     fused = f"{-(2.0**-60)!r}lf"  # (1 + 2**-30) * (1 - 2**-30) - 1 in one rounding
     wide = probe._WIDE_BODY.replace(
         "xd[2u * i] / xd[2u * i + 1u]", "xd[2u * i] * (1.0lf / xd[2u * i + 1u])"
     ).replace("xd[2u * {n}u] * xd[2u * {n}u + 1u] + xd[2u * {n}u + 2u]", fused)
+    wide = wide.replace("= trunc(xd[", "= floor(xd[")
     assert src != probe._SOURCE and wide != probe._WIDE_BODY
     monkeypatch.setattr(probe, "_SOURCE", src)
     monkeypatch.setattr(probe, "_WIDE_BODY", wide)
     assert probe.probe(dev, feats) == wgsl.PSEUDO_FEATURES
-    assert probe.probe(dev, feats - {"shader-f64"}) == {wgsl.FLUSHES, wgsl.DIV32}
+    assert probe.probe(dev, feats - {"shader-f64"}) == {wgsl.FLUSHES, wgsl.DIV32, wgsl.ROUNDS}
+    # the f64 fault alone is found too (the f32 kernel rounds right)
+    monkeypatch.setattr(probe, "_SOURCE", probe._SOURCE.replace("= floor(x[", "= round(x["))
+    assert wgsl.ROUNDS in probe.probe(dev, feats)
 
 
 def test_assumed(monkeypatch):
@@ -175,6 +184,10 @@ _BITS_OPS = {  # op: (input dtypes, NumPy)
     "divide-f64": ((np.float64, np.float64), np.divide),
     "multiply-f64": ((np.float64, np.float64), np.multiply),
     "ldexp-f64": ((np.float64, np.int32), np.ldexp),
+    "rint": ((np.float32,), np.rint),
+    "trunc": ((np.float32,), np.trunc),
+    "rint-f64": ((np.float64,), np.rint),
+    "trunc-f64": ((np.float64,), np.trunc),
 }
 
 
@@ -192,6 +205,9 @@ def test_bits_match_numpy(runners, key, op, rng):
         xs[0][: a.size], xs[1][: a.size] = np.ldexp(a, k[0]), np.ldexp(b, k[1])
     if op == "ldexp-f64":
         xs[1] *= 6  # past both ends of f64's exponent range
+    if op.startswith(("rint", "trunc")):  # quarters: ties both ways, negatives rounding to -0
+        q = np.arange(-400, 400) / 4 * rng.choice([1, 2.0**-30, 2.0**20], 800)
+        xs[0][: q.size + 1] = np.append(q, -0.0)
     with np.errstate(all="ignore"):
         want = fn(*xs)
     got = runners(key).elementwise(op.split("-")[0], xs, want.dtype)
