@@ -126,13 +126,32 @@ def valid(p: dict[str, Any], acc: ir.Type, max_workgroup: int = 256,
 def variants(acc: ir.Type = F32, max_workgroup: int = 256, shared_limit: int = SHARED_BYTES,
              M: int = matmul_stream.MAX_ROWS) -> list[dict[str, Any]]:  # fmt: skip
     """Every valid variant for accumulator ``acc`` and ``M`` rows on a device with these
-    limits."""
+    limits (each form over its own parameters only, the others at their one value: the whole
+    product is 1.8M points, and filtering it took the tuner 10 s of its budget per key)."""
+    rows = matmul_stream.rows_of(M) if M <= matmul_stream.MAX_ROWS else 0
+    return [dict(p) for p in _variants(acc, max_workgroup, shared_limit, rows)]
+
+
+_FIXED = {"tiled": {"ky": 1, "stage": 0}, "stream": matmul_stream.PINNED}  # the other form's
+
+
+@cache
+def _variants(acc: ir.Type, max_workgroup: int, shared_limit: int,
+              rows: int) -> tuple[dict[str, Any], ...]:  # fmt: skip
+    """``variants`` for ``rows`` (0: more than the stream form takes), in the product's order."""
     out = []
-    for vals in itertools.product(*VARIANTS.values()):
-        p = dict(zip(VARIANTS, vals, strict=True))
-        if valid(p, acc, max_workgroup, shared_limit, M):
-            out.append(p)
-    return out
+    for form in VARIANTS["form"]:
+        fixed = {**_FIXED[form], "form": form}
+        if (form == "stream" and not rows) or any(v not in VARIANTS[k] for k, v in fixed.items()):
+            continue
+        axes = [(fixed[k],) if k in fixed else vs for k, vs in VARIANTS.items()]
+        for vals in itertools.product(*axes):
+            p = dict(zip(VARIANTS, vals, strict=True))
+            if valid(p, acc, max_workgroup, shared_limit, rows or matmul_stream.MAX_ROWS + 1):
+                out.append(p)
+    order = {n: {v: i for i, v in enumerate(vs)} for n, vs in VARIANTS.items()}
+    out.sort(key=lambda p: tuple(order[n][p[n]] for n in VARIANTS))
+    return tuple(out)
 
 
 def default_variant(out_t: ir.Type, M: int, N: int, K: int, max_workgroup: int = 256,
@@ -586,8 +605,9 @@ def register_tuning() -> None:
 
     from . import tune
 
+    names = {t.name: t for t in (*ir.ALL_TYPES, *ir.COMPLEX_TYPES)}
+
     def types(key: Any) -> tuple[ir.Type, ...]:
-        names = {t.name: t for t in (*ir.ALL_TYPES, *ir.COMPLEX_TYPES)}
         return tuple(names[n] for n in key.dtypes)
 
     def inputs(key: Any, rng: Any) -> dict[str, Any]:
@@ -622,6 +642,8 @@ def register_tuning() -> None:
                                        t.shared_bytes, key.layout[1]),
         valid=lambda p, key, t: valid(p, acc_type(types(key)[2]), t.max_workgroup,
                                       t.shared_bytes, key.shape[1]),
+        enumerate=lambda key, t: variants(acc_type(types(key)[2]), t.max_workgroup,
+                                          t.shared_bytes, key.shape[1]),
         inputs=inputs, reference=reference,
         anchors=lambda key, t: ([stream_variant(types(key)[2], *key.shape[1:]),
                                  tiled_default(types(key)[2], *key.shape[1:])]

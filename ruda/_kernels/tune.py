@@ -178,6 +178,8 @@ class Family:
     build: Callable[[Params, Key], Any]
     default: Callable[[Key, Target], Params]
     valid: Callable[[Params, Key, Target], bool] = lambda p, k, t: True
+    # the valid points for a key, where walking the whole product through ``valid`` is slow
+    enumerate: Callable[[Key, Target], list[Params]] | None = None
     inputs: Callable[[Key, np.random.Generator], dict[str, np.ndarray]] | None = None
     reference: Callable[[Key, dict[str, np.ndarray]], np.ndarray] | None = None
     output: Callable[[Key], tuple[Any, int]] | None = None
@@ -198,11 +200,14 @@ class Family:
         vendors that compute ``key`` first, where the family has an algorithm choice)."""
         native, vendors = self.algorithms(target)
         out: list[Params] = [{ALGORITHM: v.name} for v in vendors if v.supports(key)]
-        names = list(self.space)
-        for vals in itertools.product(*self.space.values()):
-            p = dict(zip(names, vals, strict=True))
-            if self.valid(p, key, target):
-                out.append(p if native is None else {**p, ALGORITHM: native})
+        if self.enumerate is not None:
+            points = self.enumerate(key, target)
+        else:
+            names = list(self.space)
+            points = (dict(zip(names, vals, strict=True))
+                      for vals in itertools.product(*self.space.values()))  # fmt: skip
+            points = [p for p in points if self.valid(p, key, target)]
+        out += points if native is None else [{**p, ALGORITHM: native} for p in points]
         return out
 
     def accepts(self, p: Params, key: Key, target: Target) -> bool:
@@ -264,7 +269,8 @@ BACKEND_DEFAULTS: dict[tuple[str, str], Params | Callable[[Key], Params]] = {}
 def register(name: str, space: dict[str, tuple[Any, ...]], build: Callable[[Params, Key], Any],
              default: Params | Callable[[Key, Target], Params], **kw: Any) -> Family:  # fmt: skip
     """Declare family ``name``: its space, builder and default (a dict or ``f(key, target)``);
-    keywords: ``valid``, ``inputs``, ``reference``, ``output``, ``tolerance`` (see ``Family``)."""
+    keywords: ``valid``, ``enumerate``, ``inputs``, ``reference``, ``output``, ``tolerance``,
+    ``anchors`` (see ``Family``)."""
     dflt = default if callable(default) else (lambda k, t, d=dict(default): dict(d))
     if name in VENDORS and ALGORITHM in space:
         raise ValueError(f"ruda tune: family {name} has vendors; it cannot declare {ALGORITHM!r}")
@@ -540,7 +546,10 @@ def tune(family: str, key: Key, target: Target, runner: Any, *, budget_s: float 
     fam = FAMILIES[family]
     deadline = time.perf_counter() + (budget() if budget_s is None else budget_s)
     default = fam.heuristic(key, target)
-    pool = [p for p in (candidates or fam.candidates(key, target)) if fam.accepts(p, key, target)]
+    if candidates:
+        pool = [p for p in candidates if fam.accepts(p, key, target)]
+    else:  # the family's own enumeration: valid by construction
+        pool = fam.candidates(key, target)
     others = [p for p in pool if p != default]
     random.Random(seed).shuffle(others)
     # vendors first, then the family's kernels nearest to its own default (a vendor's default
