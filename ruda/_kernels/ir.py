@@ -13,8 +13,8 @@ holds its buffers, scalar parameters, workgroup memory, workgroup size and body.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, is_dataclass, replace
-from typing import Any
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -481,49 +481,97 @@ def features_of(types: Any) -> frozenset[str]:
 
 
 # -- traversal ----------------------------------------------------------------------------------
+_NAMES: dict[type, tuple[str, ...]] = {}  # a node class -> its field names
+
+
+def _is_node(x: Any) -> bool:
+    return hasattr(type(x), "__dataclass_fields__")
+
+
 def children(node: Any) -> list[Any]:
     """The IR nodes directly inside ``node`` (expressions, statements, called functions)."""
+    names = _NAMES.get(type(node))
+    if names is None:
+        names = _NAMES[type(node)] = tuple(f.name for f in fields(node))
     out: list[Any] = []
-    for f in fields(node):
-        v = getattr(node, f.name)
+    for name in names:
+        v = getattr(node, name)
         if isinstance(v, tuple):
-            out.extend(x for x in v if is_dataclass(x) and not isinstance(x, Type))
-        elif is_dataclass(v) and not isinstance(v, (Type, Buffer, Shared)):
+            out.extend(x for x in v if _is_node(x) and not isinstance(x, Type))
+        elif _is_node(v) and not isinstance(v, (Type, Buffer, Shared)):
             out.append(v)
     return out
 
 
 def walk(node: Any) -> Any:
-    """Every IR node reachable from ``node`` (a kernel, statement, expression or function)."""
-    stack = [node]
+    """Every IR node reachable from ``node`` (a kernel, statement, expression or function),
+    each object once: expressions are shared (a DAG), and walking it as a tree took seconds
+    for a sort's kernels."""
+    stack, seen = [node], set()
     while stack:
         n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
         yield n
         stack.extend(children(n))
 
 
-def types_used(k: Kernel) -> set[Type]:
+class Scan(NamedTuple):
+    """What one walk of a kernel finds (``scan``)."""
+
+    types: frozenset[Type]
+    features: frozenset[str]  # what its calls and f64 constants need
+    stored: frozenset[str]  # buffers written by Store
+    worded: frozenset[str]  # buffers written by StoreWord
+
+
+_SCANS: dict[tuple[int, ...], tuple[Kernel, Scan]] = {}  # the kernel kept: its ids stay its own
+
+
+def scan(k: Kernel) -> Scan:
+    """One walk of ``k``, remembered for kernels that share its body, buffers, parameters and
+    shared arrays (``with_features`` and the renderers look at the same kernel)."""
+    key = (id(k.body), id(k.buffers), id(k.params), id(k.shared))
+    hit = _SCANS.get(key)
+    if hit is not None:
+        return hit[1]
     used = {b.elem for b in k.buffers} | {p.type for p in k.params} | {s.elem for s in k.shared}
+    fs: set[str] = set()
+    stored: set[str] = set()
+    worded: set[str] = set()
     for n in walk(k):
         t = getattr(n, "type", None)
         if isinstance(t, Type):
             used.add(t)
         if isinstance(n, Let):
             used.add(n.var.type)
-    return used
+        elif isinstance(n, Call):
+            if n.defn is not None:
+                fs |= n.defn.features
+            if n.fn in ("hiword", "loword", "from_words"):
+                fs.add("shader-int64")  # f64 bits: WGSL reads them as u64
+        elif isinstance(n, Const) and n.type in (F64, C128):
+            fs.add("shader-int64")  # f64 inf/nan literals are bitcast u64
+        elif isinstance(n, Store):
+            stored.add(n.buf.name)
+        elif isinstance(n, StoreWord):
+            worded.add(n.buf.name)
+    out = Scan(frozenset(used), frozenset(fs), frozenset(stored), frozenset(worded))
+    if len(_SCANS) >= 512:
+        _SCANS.clear()
+    _SCANS[key] = (k, out)
+    return out
+
+
+def types_used(k: Kernel) -> frozenset[Type]:
+    return scan(k).types
 
 
 def with_features(k: Kernel) -> Kernel:
     """``k`` with ``features`` listing what its types need (plus what it listed already)."""
-    fs = features_of(types_used(k))
-    for n in walk(k):
-        if isinstance(n, Call) and n.defn is not None:
-            fs |= n.defn.features
-        if isinstance(n, Call) and n.fn in ("hiword", "loword", "from_words"):
-            fs |= {"shader-int64"}  # f64 bits: WGSL reads them as u64
-        if isinstance(n, Const) and n.type in (F64, C128):
-            fs |= {"shader-int64"}  # f64 inf/nan literals are bitcast u64
-    return replace(k, features=k.features | fs)
+    sc = scan(k)
+    return replace(k, features=k.features | features_of(sc.types) | sc.features)
 
 
 # -- additions for reductions and scans (subgroups, CUDA's single-pass scan) ---------------------

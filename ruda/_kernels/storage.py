@@ -26,8 +26,8 @@ def pack_narrow(k: ir.Kernel) -> ir.Kernel:
     narrow = {b.name: b for b in k.buffers if b.elem.is_narrow}
     if not narrow:
         return k
-    stored = {n.buf.name for n in ir.walk(k) if isinstance(n, ir.Store) and n.buf.name in narrow}
-    worded = {n.buf.name for n in ir.walk(k) if isinstance(n, ir.StoreWord)}
+    sc = ir.scan(k)
+    stored, worded = sc.stored & narrow.keys(), sc.worded
     if stored & worded:
         raise ValueError("ruda kernels: a buffer written both by Store and StoreWord")
     words = {name: replace(b, elem=U32, atomic=name in stored) for name, b in narrow.items()}

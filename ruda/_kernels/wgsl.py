@@ -378,13 +378,14 @@ class WGSL(CLike):
         f16 = False
         self.exact = any(takes_exact_routes(k) for k in kernels)
         for k in kernels:
-            if ir.BF16 in ir.types_used(k):
+            used = ir.types_used(k)
+            if ir.BF16 in used:
                 raise NotImplementedError(f"WGSL: {k.name} uses bfloat16, which WGSL lacks")
-            k = storage.pack_narrow(k)
+            packed = storage.pack_narrow(k)
             self.prefix = f"{k.name}_" if len(kernels) > 1 else ""
-            body = self.stmts(k.body, 1)
-            parts.append(self.module(k, body))
-            f16 = f16 or ir.F16 in ir.types_used(k)
+            body = self.stmts(packed.body, 1)
+            parts.append(self.module(packed, body))
+            f16 = f16 or ir.F16 in used  # (packing rewrites narrow integers, never floats)
         head = ["enable f16;"] if f16 else []
         return "\n".join([*head, *self.helpers.values(), *parts]) + "\n"
 
