@@ -340,6 +340,30 @@ def _distance(p: Params, d: Params) -> tuple[int, float]:
     return sum(p.get(k) != v for k, v in d.items()), far
 
 
+def _nearest_first(cands: list[Params], seeds: list[Params],
+                   vendor: Callable[[Params], bool]) -> np.ndarray:  # fmt: skip
+    """The order of ``cands``: vendors first, then by ``_distance`` to the nearest seed (ties
+    keep their order). Per parameter, each distinct value's distance is worked out once and
+    spread with NumPy: a distance per candidate and seed in Python took 5 s for matmul's 52k."""
+    n = len(cands)
+    diff = np.zeros((len(seeds), n))
+    far = np.zeros((len(seeds), n))
+    for name in dict.fromkeys(k for s in seeds for k in s):
+        col = [p.get(name) for p in cands]
+        index: dict[Any, int] = {}
+        codes = np.fromiter((index.setdefault(v, len(index)) for v in col), np.int64, n)
+        for i, s in enumerate(seeds):
+            if name not in s:
+                continue
+            one = [_distance({name: v}, {name: s[name]}) for v in index]
+            diff[i] += np.array([d for d, _ in one], float)[codes]
+            far[i] += np.array([f for _, f in one])[codes]
+    # (differences, log distance) compared as a pair: the first dominates (far < 1000)
+    near = (diff * 1000.0 + far).min(axis=0) if seeds else np.zeros(n)
+    last = np.array([not vendor(p) for p in cands], float) * 1e9
+    return np.argsort(last + near, kind="stable")
+
+
 def _tolerance(out: str) -> float:
     return {"f16": 1e-2, "f32": 1e-3, "f64": 1e-9}.get(out, 0.0)
 
@@ -561,7 +585,7 @@ def tune(family: str, key: Key, target: Target, runner: Any, *, budget_s: float 
     vendor = lambda p: native is not None and p[ALGORITHM] != native  # noqa: E731
     seeds = [anchor, *(fam.anchors(key, target) if fam.anchors else ())]
     seeds = [s if native is None else {**s, ALGORITHM: native} for s in seeds]
-    others.sort(key=lambda p: (not vendor(p), min(_distance(p, s) for s in seeds)))
+    others = [others[i] for i in _nearest_first(others, seeds, vendor)]
     total = len(others) + 1
     _emit("start", family=family, key=key, total=total)
     if fam.inputs is None or fam.output is None:

@@ -147,3 +147,25 @@ def test_spaces_are_declarations(cache_dir):
 def test_bucket():
     assert tune.bucket((1, 2, 3, 1000, 1024, 1025)) == (1, 2, 4, 1024, 1024, 2048)
     assert tune.Key("sum", ("f32",), "full", (1000, 3)).bucket == "1024x4"
+
+
+def test_the_search_order_is_nearest_first():
+    """``_nearest_first`` orders as sorting by (vendor last, ``_distance`` to the nearest seed)
+    would: the matmul space around a thin product's default and its anchors."""
+    import random
+
+    from ruda._kernels import matmul
+
+    matmul.register_tuning()
+    fam = tune.FAMILIES["matmul"]
+    t = tune.Target("wgpu", "doc", "v", frozenset(), 256)
+    key = tune.Key("matmul", ("f32",) * 3, "nn", (1, 16, 256, 512))
+    seeds = [fam.heuristic(key, t), *fam.anchors(key, t)]
+    cands = fam.candidates(key, t)[::7] + [{"algorithm": "blas"}]
+    random.Random(1).shuffle(cands)
+    vendor = lambda p: "algorithm" in p  # noqa: E731
+    want = sorted(cands, key=lambda p: (not vendor(p),
+                                        min(tune._distance(p, s) for s in seeds)))  # fmt: skip
+    got = [cands[i] for i in tune._nearest_first(cands, seeds, vendor)]
+    assert got == want and got[0] == {"algorithm": "blas"}
+    assert got[1] in seeds or min(tune._distance(got[1], s) for s in seeds)[0] <= 1
