@@ -171,7 +171,7 @@ def ldexp(t: ir.Type) -> ir.Function:
 
 @cache
 def rounding(fn: str, t: ir.Type) -> ir.Function:
-    """``fn`` ("trunc", or "round"/"rint": half to even) of an f32/f64 from ``floor`` of its
+    """``fn`` ("trunc", or "rint": half to even) of an f32/f64 from ``floor`` of its
     magnitude, with x's sign put back as a bit (a zero result keeps it: trunc(-0.3) is -0)."""
     x = Var("x", t)
     a, f, d = Var("a", t), Var("f", t), Var("d", t)
@@ -184,8 +184,7 @@ def rounding(fn: str, t: ir.Type) -> ir.Function:
     bits, sign = (U32, 0x80000000) if t is F32 else (U64, 1 << 63)
     signed = ir.Bitcast(f, bits) | (ir.Bitcast(x, bits) & ir.Const(sign, bits))
     body.append(Return(ir.Bitcast(signed, t)))
-    return ir.Function(f"ruda_{'trunc' if fn == 'trunc' else 'rint'}_{t.name}", (x,), t,
-                       tuple(body))  # fmt: skip
+    return ir.Function(f"ruda_{fn}_{t.name}", (x,), t, tuple(body))
 
 
 def _opaque(v: ir.Expr) -> ir.Expr:
