@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from . import ir, wgsl
+from .warmth import Warmth
 
 TIMESTAMP, CUDA_EVENT, HOST = "timestamp-query", "cuda-event", "host"
 
@@ -134,18 +135,14 @@ def timestamp_period(device: Any) -> float:
         return 1.0
 
 
-WARM_SECONDS = 1.0  # sustained copies before a discrete GPU's first timing (``WgpuRunner``)
-WARM_BYTES = 1 << 28
-
-
 class WgpuRunner:
     """Runs kernel plans (``reduce.Plan``: launches over named arrays) on a wgpu ``GPUDevice``.
 
     Timing uses timestamp queries when the device was created with ``timestamp-query`` (and
-    ``host_clock`` is False), else the host clock around a submit and a read-back. Before its
-    first timing on a discrete GPU the runner keeps the device copying for ``WARM_SECONDS``: the
-    H200 ran a Vulkan process's first work at under half its bandwidth until sustained load
-    raised its clocks (benchmarks/RESULTS.md), which would slow the first candidates alone.
+    ``host_clock`` is False), else the host clock around a submit and a read-back. On a
+    discrete GPU its ``warmth`` keeps copies queued through compiles and ahead of every timing:
+    the H200 through Vulkan idles its clocks within a second and times an idle card 2.5-5x slow
+    (``warmth``'s docstring).
     """
 
     def __init__(self, device: Any, host_clock: bool = False) -> None:
@@ -159,32 +156,18 @@ class WgpuRunner:
         self._uploads: dict[int, tuple[np.ndarray, Any]] = {}
         adapter = getattr(device, "adapter", None)
         info = getattr(adapter, "info", None) or {}
-        self.warm = info.get("adapter_type") != "DiscreteGPU"  # others start at full speed
-
-    def warm_up(self) -> None:
-        """Copy between two scratch buffers for ``WARM_SECONDS`` (once per runner)."""
-        if self.warm:
-            return
-        self.warm = True
-        use = self.wgpu.BufferUsage.COPY_SRC | self.wgpu.BufferUsage.COPY_DST
-        a, b = (self.device.create_buffer(size=WARM_BYTES, usage=use) for _ in range(2))
-        end = time.perf_counter() + WARM_SECONDS
-        while time.perf_counter() < end:
-            enc = self.device.create_command_encoder()
-            for _ in range(16):
-                enc.copy_buffer_to_buffer(a, 0, b, 0, WARM_BYTES)
-            self.device.queue.submit([enc.finish()])
-            self.device.queue.read_buffer(b, 0, 4)  # waits for the copies
-        a.destroy()
-        b.destroy()
+        # other adapters (lavapipe, integrated GPUs) start at full speed
+        self.warmth = Warmth(device, info.get("adapter_type") == "DiscreteGPU")
 
     def pipeline(self, k: ir.Kernel) -> Any:
         p = self._pipelines.get(k)
         if p is None:
+            t0 = self.warmth.cover()  # the device copies while the host compiles
             module = self.device.create_shader_module(label=k.name, code=wgsl.render(k))
             p = self._pipelines[k] = self.device.create_compute_pipeline(
                 label=k.name, layout="auto", compute={"module": module, "entry_point": k.name}
             )
+            self.warmth.compiled(t0)
         return p
 
     def buffer(self, data: bytes, extra: int = 0) -> Any:
@@ -268,13 +251,16 @@ class WgpuCandidate:
         self._encode(enc, None)
         dev.queue.submit([enc.finish()])
         data = dev.queue.read_buffer(self.out)
+        self.runner.warmth.idle_from_now()
         return np.frombuffer(data, self.out_dtype)[: self.out_count].copy()
 
     def time(self, reps: int) -> list[float]:
         """Seconds per run for ``reps`` runs (timestamp queries, else host clock)."""
         r, dev = self.runner, self.runner.device
-        r.warm_up()
+        queued = r.warmth.before()  # copies in front of the timed runs: no idle gap before them
         if r.clock == HOST:
+            if queued:  # the host clock would count them: let them finish first
+                dev.queue.read_buffer(self.out, 0, 4)
             out = []
             for _ in range(reps):
                 t = time.perf_counter()
@@ -283,6 +269,7 @@ class WgpuCandidate:
                 dev.queue.submit([enc.finish()])
                 dev.queue.read_buffer(self.out, 0, 4)  # waits for the work before it
                 out.append(time.perf_counter() - t)
+            r.warmth.idle_from_now()
             return out
         qs = dev.create_query_set(type="timestamp", count=2 * reps)
         res = dev.create_buffer(size=16 * reps, usage=r.wgpu.BufferUsage.QUERY_RESOLVE
@@ -294,5 +281,6 @@ class WgpuCandidate:
         enc.resolve_query_set(qs, 0, 2 * reps, res, 0)
         dev.queue.submit([enc.finish()])
         ticks = np.frombuffer(dev.queue.read_buffer(res), np.uint64).astype(np.int64)
+        r.warmth.idle_from_now()
         qs.destroy()
         return [max(0, int(d)) * r.period_s for d in ticks[1::2] - ticks[0::2]]

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
-from ruda._kernels import ir, reduce, tune
+from ruda._kernels import ir, reduce, timing, tune
 
 N = 1 << 18
 KEY = tune.Key("sum", ("f32", "f32"), "full", (N,))
@@ -121,8 +121,6 @@ def test_a_default_that_disagrees_with_numpy_is_not_tuned(gpu, cache_dir):
     ("scan", tune.Key("cumulative_sum", ("f32", "f32"), "rows", (3, 5000))),
 ])  # fmt: skip
 def test_other_families_tune_on_the_host_clock(gpu, cache_dir, family, key):
-    from ruda._kernels import timing
-
     device, _, target = gpu
     runner = timing.WgpuRunner(device, host_clock=True)
     fam = tune.FAMILIES[family]
@@ -135,25 +133,41 @@ def test_other_families_tune_on_the_host_clock(gpu, cache_dir, family, key):
     assert tune.lookup(family, key, target) == dec.params
 
 
-def test_a_discrete_gpu_warms_up_once_before_timing(gpu, monkeypatch):
-    """A discrete GPU's runner copies for WARM_SECONDS before its first timing, once; other
-    adapters (lavapipe on CI) start at full speed and skip it."""
+def test_a_discrete_gpu_is_kept_busy_through_compiles_and_timings(gpu, monkeypatch):
+    """A discrete GPU's runner copies for WARM_SECONDS before its first timing (measuring the
+    copy rate), queues copies over each compile, and puts a top-up, or a ramp as long as the
+    idle gap, in front of every timing; other adapters (lavapipe on CI) get none of it."""
     import time
 
-    from ruda._kernels import timing
+    from ruda._kernels import warmth
 
     device, _, target = gpu
     discrete = device.adapter.info["adapter_type"] == "DiscreteGPU"  # the H200 through Vulkan
-    assert timing.WgpuRunner(device).warm is not discrete
-    monkeypatch.setattr(timing, "WARM_SECONDS", 0.2)
+    assert timing.WgpuRunner(device).warmth.active is discrete
+    assert timing.WgpuRunner(device).warmth.before() == 0.0 or discrete
+    monkeypatch.setattr(warmth, "WARM_SECONDS", 0.2)
+    monkeypatch.setattr(warmth, "WARM_BYTES", 1 << 20)
     runner = timing.WgpuRunner(device)
-    runner.warm = False  # as on a discrete GPU
+    runner.warmth.active = True  # as on a discrete GPU
     fam = tune.FAMILIES["reduce.full"]
-    plan = fam.build(_candidates(target)[0], KEY)
-    cand = runner.prepare(plan, fam.inputs(KEY, np.random.default_rng(1)), fam.output(KEY))
+    inputs = fam.inputs(KEY, np.random.default_rng(1))
+    ref = fam.reference(KEY, inputs)
+    cand = runner.prepare(fam.build(_candidates(target)[0], KEY), inputs, fam.output(KEY))
     t = time.perf_counter()
     assert len(cand.time(2)) == 2
-    assert time.perf_counter() - t >= 0.2 and runner.warm
-    t = time.perf_counter()
-    cand.time(2)
-    assert time.perf_counter() - t < 0.2  # once per runner
+    assert time.perf_counter() - t >= 0.2 and runner.warmth.rate > 0  # the first warm-up
+    # a compile: copies queued to outlast it (the estimate starts at COMPILE_GUESS)
+    runner.warmth.compile_s = 0.3
+    before = time.perf_counter()
+    other = runner.prepare(fam.build(_candidates(target)[1], KEY), inputs, fam.output(KEY))
+    assert runner.warmth.busy_until > before + 0.2
+    assert tune.agrees(other.output(), ref, fam.tolerance(KEY))  # the copies change no result
+    assert time.perf_counter() >= runner.warmth.busy_until  # output() waited for them
+    assert 0.05 <= runner.warmth.compile_s <= warmth.COMPILE_MOST
+    # right after a wait: a top-up; after an idle gap: a ramp as long as the gap
+    other.time(1)
+    assert runner.warmth.before() <= warmth.TOP_UP_SECONDS + 0.01
+    other.time(1)
+    time.sleep(0.1)
+    assert 0.1 <= runner.warmth.before() <= warmth.RAMP_SECONDS + warmth.TOP_UP_SECONDS
+    assert len(other.time(3)) == 3
