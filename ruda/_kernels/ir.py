@@ -333,11 +333,14 @@ class Buffer:
 
 @dataclass(frozen=True, eq=True)
 class Shared:
-    """Workgroup (shared) memory of ``size`` elements."""
+    """Workgroup (shared) memory of ``size`` elements; ``lanes`` > 1 also lets ``LoadVector``
+    and ``StoreVector`` move ``lanes`` neighbours at once (WGSL declares vectors, which its
+    compilers read 128 bits at a time; CUDA keeps the scalar array, 16-byte aligned)."""
 
     name: str
     elem: Type
     size: int
+    lanes: int = 1
 
     def __getitem__(self, index: Any) -> Load:
         return Load(self, lift(index, U32), self.elem)

@@ -282,13 +282,13 @@ class _Operand:
     whether its contraction index is the fast (contiguous) one."""
 
     def __init__(self, tag: str, buf: ir.Buffer, unit: str | None, lanes: int, rows: int,
-                 bk: int, nthreads: int, acc: ir.Type) -> None:  # fmt: skip
+                 bk: int, nthreads: int, acc: ir.Type, sh_lanes: int = 1) -> None:  # fmt: skip
         self.tag, self.buf, self.unit, self.lanes = tag, buf, unit, lanes
         self.rows, self.bk, self.t, self.acc = rows, bk, nthreads, acc
         self.k_fast = unit != "row"
         self.units = rows * bk // lanes
         self.rounds = -(-self.units // nthreads)
-        self.sh = ir.Shared(f"sh{tag}", acc, 2 * bk * rows)
+        self.sh = ir.Shared(f"sh{tag}", acc, 2 * bk * rows, sh_lanes)
         self.regs = [[Var(f"r{tag}{r}_{v}", acc) for v in range(lanes)] for r in range(self.rounds)]
 
     def declare(self) -> list[Any]:
@@ -338,7 +338,10 @@ class _Operand:
             rr, kv = self._coords(e)
             row, kk = Var(f"sr{self.tag}{r}", U32), Var(f"sk{self.tag}{r}", U32)
             body: list[Any] = [Let(row, rr), Let(kk, kv)]
-            for v, reg in enumerate(regs):
+            if not self.k_fast and self.lanes == self.sh.lanes > 1:  # lanes along the row: one
+                at = (base + kk * self.rows + row) >> (self.lanes.bit_length() - 1)  # vector
+                body.append(ir.StoreVector(self.sh, at, tuple(regs)))  # type: ignore[arg-type]
+            for v, reg in enumerate(regs if len(body) == 2 else ()):
                 at = (kk + v) * self.rows + row if self.k_fast else kk * self.rows + row + v
                 body.append(ir.store(self.sh, base + at, reg))
             stmt: list[Any] = [Let(e, lid + r * self.t)]
@@ -357,6 +360,18 @@ def _at(i: int, b: int, t: int, wide: int) -> int:
     if wide == 1:
         return i * (b // t)
     return (i // wide) * (b * wide // t) + i % wide
+
+
+def _shared_reads(sh: ir.Shared, vs: list[Var], base: ir.Expr, b: int, t: int, wide: int,
+                  pos: ir.Expr, tag: str) -> list[Any]:  # fmt: skip
+    """``vs`` <- an invocation's ``t`` values of one k row of a workgroup slice (row length
+    ``b``, the invocation at ``pos``): one vector per block of ``wide`` where ``sh`` has lanes."""
+    at = [base + _at(i, b, t, wide) + pos * wide for i in range(t)]
+    if sh.lanes == 1:
+        return [Let(v, sh[a]) for v, a in zip(vs, at, strict=True)]
+    shift = sh.lanes.bit_length() - 1
+    return [ir.LoadVector(f"v{tag}_{i}", tuple(vs[i : i + sh.lanes]), sh, at[i] >> shift)  # type: ignore[arg-type]
+            for i in range(0, t, sh.lanes)]  # fmt: skip
 
 
 def _tile_order(tile: ir.Expr, ntm: ir.Expr, ntn: ir.Expr, group: int, bm: int, bn: int,
@@ -451,8 +466,10 @@ def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "
         Let(ty, lid / (bn // tn)),
     ]
     body += _batch_offsets(nbatch, P, z, za, zb)
-    A = _Operand("a", a, _A_UNIT[la], va, bm, bk, nt, acc)
-    B = _Operand("b", b, _B_UNIT[lb], vb, bn, bk, nt, acc)
+    # blocks of 4 neighbours (``wide``) in 32-bit workgroup memory: read as one vector each
+    shl = 4 if wide == 4 and acc in _VECTOR_TYPES else 1
+    A = _Operand("a", a, _A_UNIT[la], va, bm, bk, nt, acc, shl)
+    B = _Operand("b", b, _B_UNIT[lb], vb, bn, bk, nt, acc, shl)
     cs = [[Var(f"c{i}_{j}", acc) for j in range(tn)] for i in range(tm)]
     body += [Let(c, Const(0, acc), mutable=True) for row in cs for c in row]
     body += A.declare() + B.declare()
@@ -472,10 +489,8 @@ def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "
     for kk in range(bk):
         av = [Var(f"a{kk}_{i}", acc) for i in range(tm)]
         bv = [Var(f"b{kk}_{j}", acc) for j in range(tn)]
-        step += [Let(v, A.sh[abase + (kk * bm + _at(i, bm, tm, wide)) + ty * wide])
-                 for i, v in enumerate(av)]  # fmt: skip
-        step += [Let(v, B.sh[bbase + (kk * bn + _at(j, bn, tn, wide)) + tx * wide])
-                 for j, v in enumerate(bv)]  # fmt: skip
+        step += _shared_reads(A.sh, av, abase + kk * bm, bm, tm, wide, ty, f"a{kk}")
+        step += _shared_reads(B.sh, bv, bbase + kk * bn, bn, tn, wide, tx, f"b{kk}")
         step += [Assign(cs[i][j], _multiply_add(av[i], bv[j], cs[i][j]))
                  for i in range(tm) for j in range(tn)]  # fmt: skip
     step.append(If(kt + 1 < nk, tuple(A.store(lid, slot ^ 1) + B.store(lid, slot ^ 1))))

@@ -297,10 +297,10 @@ class WGSL(CLike):
         return [f"{self.indent * d}{ref} = {self.expr(s.value)};"]
 
     # -- vector bindings (array<vecN<T>>): element i is lane i % N of vector i / N --------------
-    def _vec_type(self, b: ir.Buffer) -> str:
+    def _vec_type(self, b: ir.Buffer | ir.Shared) -> str:
         return f"vec{b.lanes}<{self.type(b.elem)}>"
 
-    def _lane_ref(self, b: ir.Buffer, index: ir.Expr) -> str:
+    def _lane_ref(self, b: ir.Buffer | ir.Shared, index: ir.Expr) -> str:
         i, shift = self.expr(index), b.lanes.bit_length() - 1
         return f"{self.prefix}{b.name}[({i} >> {shift}u)][({i} & {b.lanes - 1}u)]"
 
@@ -405,7 +405,9 @@ class WGSL(CLike):
             binding = max((b.binding for b in k.buffers), default=-1) + 1
             lines.append(f"@group(0) @binding({binding}) var<uniform> {pre}params: {pre}Params;")
         for s in k.shared:
-            lines.append(f"var<workgroup> {pre}{s.name}: array<{self.type(s.elem)}, {s.size}>;")
+            elem, n = (self._vec_type(s), s.size // s.lanes) if s.lanes > 1 else (
+                self.type(s.elem), s.size)  # fmt: skip
+            lines.append(f"var<workgroup> {pre}{s.name}: array<{elem}, {n}>;")
         wg = ", ".join(str(n) for n in k.workgroup)
         args = ", ".join(f"@builtin({v}) {n}: vec3<u32>" for n, v in _BUILTINS.items())
         if "subgroup" in k.features:  # naga needs the device feature, not an enable directive

@@ -190,3 +190,39 @@ def test_tuning_family_runs_candidates():
                   *stream[:: max(1, len(stream) // 4)]]:  # fmt: skip
             got = runner.prepare(fam.build(p, key), arrays, fam.output(key)).output()
             assert tune.agrees(got, want, fam.tolerance(key)), (layout, p)
+
+
+@pytest.mark.parametrize("layout", ["nn", "tn", "nt", "tt"])
+def test_wide_tiles_read_workgroup_memory_as_vectors(layout):
+    """``wide`` 4 with a 32-bit accumulator: the slices sit in workgroup memory as 4-lane
+    vectors, read one vector per block of 4 (B's rows also stored as vectors where its lanes
+    run along them); results against NumPy on the adapter, edges and splits included."""
+    import re
+
+    import numpy as np
+
+    from ruda._kernels import timing, tune
+
+    adapter = adapter_or_skip()
+    device = adapter.request_device_sync(required_features=[])
+    matmul.register_tuning()
+    fam = tune.FAMILIES["matmul"]
+    runner = timing.WgpuRunner(device)
+    rng = np.random.default_rng()
+    variants = [
+        {**matmul.DEFAULTS, "wide": 4},
+        {**matmul.DEFAULTS, "bm": 64, "bn": 32, "tm": 8, "tn": 4, "wide": 4, "split": 2},
+        {**matmul.DEFAULTS, "bm": 32, "bn": 64, "bk": 16, "tm": 4, "tn": 8, "wide": 4},
+    ]
+    for dt in ("f32", "i32"):
+        key = tune.Key("matmul", (dt, dt, dt), layout, (2, 70, 136, 40))  # 4-lane loads
+        arrays = fam.inputs(key, rng)
+        want = fam.reference(key, arrays)
+        for p in variants:
+            plan = fam.build(p, key)
+            src = wgsl.render(plan.launches[0].kernel)
+            assert "var<workgroup> sha: array<vec4<" in src and "= sha[" in src
+            stored = re.search(r"\bshb\[[^\n]*\] = vec4<", src) is not None
+            assert stored is (layout[1] == "n")  # B's lanes run along its rows
+            got = runner.prepare(plan, arrays, fam.output(key)).output()
+            assert tune.agrees(got, want, fam.tolerance(key)), (dt, layout, p)
