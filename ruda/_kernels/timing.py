@@ -153,6 +153,8 @@ class WgpuRunner:
         self.clock = TIMESTAMP if TIMESTAMP in self.features and not host_clock else HOST
         self.period_s = timestamp_period(device) * 1e-9
         self._pipelines: dict[ir.Kernel, Any] = {}
+        use = wgpu.BufferUsage
+        self.usage = use.STORAGE | use.COPY_SRC | use.COPY_DST  # every buffer of a candidate
         self._uploads: dict[int, tuple[np.ndarray, Any]] = {}
         adapter = getattr(device, "adapter", None)
         info = getattr(adapter, "info", None) or {}
@@ -170,11 +172,13 @@ class WgpuRunner:
             self.warmth.compiled(t0)
         return p
 
-    def buffer(self, data: bytes, extra: int = 0) -> Any:
-        usage = (self.wgpu.BufferUsage.STORAGE | self.wgpu.BufferUsage.COPY_SRC
-                 | self.wgpu.BufferUsage.COPY_DST | extra)  # fmt: skip
+    def buffer(self, data: bytes) -> Any:
         data = data + b"\0" * (-len(data) % 4 or (4 if not data else 0))
-        return self.device.create_buffer_with_data(data=data, usage=usage)
+        return self.device.create_buffer_with_data(data=data, usage=self.usage)
+
+    def zeros(self, nbytes: int) -> Any:
+        """A zeroed storage buffer (WebGPU zeroes new buffers: no host bytes to upload)."""
+        return self.device.create_buffer(size=max(4, -(-nbytes // 4) * 4), usage=self.usage)
 
     def upload(self, a: np.ndarray) -> Any:
         """A device copy of ``a``, made once per array object while the runner lives."""
@@ -210,10 +214,10 @@ class WgpuCandidate:
         bufs = {n: r.upload(a) for n, a in inputs.items()}
         self.temps = []
         for n, (t, count) in plan.temps.items():
-            bufs[n] = r.buffer(b"\0" * (count * t.itemsize))
+            bufs[n] = r.zeros(count * t.itemsize)
             if n not in plan.written:
                 self.temps.append(bufs[n])
-        self.out = bufs["out"] = r.buffer(b"\0" * (self.out_count * self.out_dtype.itemsize))
+        self.out = bufs["out"] = r.zeros(self.out_count * self.out_dtype.itemsize)
         self.steps = []
         for launch in plan.launches:
             pipe = r.pipeline(launch.kernel)
