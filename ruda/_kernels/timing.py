@@ -135,6 +135,9 @@ def timestamp_period(device: Any) -> float:
         return 1.0
 
 
+MAX_PIPELINES = 512  # compiled candidates a runner keeps between searches
+
+
 class WgpuRunner:
     """Runs kernel plans (``reduce.Plan``: launches over named arrays) on a wgpu ``GPUDevice``.
 
@@ -180,8 +183,15 @@ class WgpuRunner:
         """A zeroed storage buffer (WebGPU zeroes new buffers: no host bytes to upload)."""
         return self.device.create_buffer(size=max(4, -(-nbytes // 4) * 4), usage=self.usage)
 
+    def end_search(self) -> None:
+        """The tuner's search is over: drop its uploads (compiled pipelines stay, up to
+        ``MAX_PIPELINES``: the next key of the family reuses many)."""
+        self._uploads.clear()
+        if len(self._pipelines) > MAX_PIPELINES:
+            self._pipelines.clear()
+
     def upload(self, a: np.ndarray) -> Any:
-        """A device copy of ``a``, made once per array object while the runner lives."""
+        """A device copy of ``a``, made once per array object until the search ends."""
         hit = self._uploads.get(id(a))
         if hit is None or hit[0] is not a:
             hit = self._uploads[id(a)] = (a, self.buffer(np.ascontiguousarray(a).tobytes()))

@@ -597,6 +597,16 @@ def tune(family: str, key: Key, target: Target, runner: Any, *, budget_s: float 
     Successive halving then re-times the better half with twice the runs until one is left or
     the budget is spent. The winner must beat the default by ``MARGIN``, else the default stays.
     """
+    try:
+        return _search(family, key, target, runner, budget_s, candidates, persist, seed)
+    finally:  # the search's inputs leave the device (a runner kept per context sees many)
+        end = getattr(runner, "end_search", None)
+        if end is not None:
+            end()
+
+
+def _search(family: str, key: Key, target: Target, runner: Any, budget_s: float | None,
+            candidates: list[Params] | None, persist: bool, seed: int) -> Decision:  # fmt: skip
     fam = FAMILIES[family]
     deadline = time.perf_counter() + (budget() if budget_s is None else budget_s)
     default = fam.heuristic(key, target)

@@ -29,6 +29,7 @@ def test_search_picks_a_correct_variant_and_persists_it(gpu, cache_dir):
                     budget_s=20)  # fmt: skip
     assert dec.clock == ("timestamp-query" if "timestamp-query" in device.features else "host")
     assert dec.tried == dec.total >= 4 and not dec.rejected
+    assert not runner._uploads  # the search's inputs left the device with it
     assert dec.time_s is not None and dec.time_s <= dec.default_s
     # the winner computes the sum (checked here again, independently of the engine)
     x = tune.FAMILIES["reduce.full"].inputs(KEY, np.random.default_rng(7))["x"]

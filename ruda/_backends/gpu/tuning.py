@@ -54,6 +54,10 @@ class PlanRunner:
         self.clock = self.timer.clock
         self._uploads: dict[int, tuple[np.ndarray, Any]] = {}
 
+    def end_search(self) -> None:
+        """The tuner's search is over: its inputs leave the device."""
+        self._uploads.clear()
+
     def _upload(self, a: np.ndarray) -> Any:
         hit = self._uploads.get(id(a))
         if hit is None or hit[0] is not a:
