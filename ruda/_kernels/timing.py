@@ -20,8 +20,10 @@ function and a read-back with a ``CudaTimer``).
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -155,7 +157,10 @@ class WgpuRunner:
         self.features = frozenset(str(f) for f in device.features)
         self.clock = TIMESTAMP if TIMESTAMP in self.features and not host_clock else HOST
         self.period_s = timestamp_period(device) * 1e-9
-        self._pipelines: dict[ir.Kernel, Any] = {}
+        self._pipelines: dict[ir.Kernel, Any] = {}  # a pipeline, or its compile's Future
+        self._pool: ThreadPoolExecutor | None = None
+        # compiles in flight ahead of the search: the H200's host has 16 cores, CI's 2
+        self.prefetch_depth = max(1, min(6, (os.cpu_count() or 2) // 2))
         use = wgpu.BufferUsage
         self.usage = use.STORAGE | use.COPY_SRC | use.COPY_DST  # every buffer of a candidate
         self._uploads: dict[int, tuple[np.ndarray, Any]] = {}
@@ -164,16 +169,39 @@ class WgpuRunner:
         # other adapters (lavapipe, integrated GPUs) start at full speed
         self.warmth = Warmth(device, info.get("adapter_type") == "DiscreteGPU")
 
+    def _compile(self, k: ir.Kernel, source: str) -> Any:
+        module = self.device.create_shader_module(label=k.name, code=source)
+        return self.device.create_compute_pipeline(
+            label=k.name, layout="auto", compute={"module": module, "entry_point": k.name}
+        )
+
     def pipeline(self, k: ir.Kernel) -> Any:
         p = self._pipelines.get(k)
-        if p is None:
-            t0 = self.warmth.cover()  # the device copies while the host compiles
-            module = self.device.create_shader_module(label=k.name, code=wgsl.render(k))
-            p = self._pipelines[k] = self.device.create_compute_pipeline(
-                label=k.name, layout="auto", compute={"module": module, "entry_point": k.name}
-            )
-            self.warmth.compiled(t0)
+        if p is None or isinstance(p, Future):
+            # the device copies while the host compiles (or waits for a compile)
+            t0 = self.warmth.cover() if p is None or not p.done() else None
+            try:
+                p = p.result() if p is not None else self._compile(k, wgsl.render(k))
+            except BaseException:
+                self._pipelines.pop(k, None)  # not kept: asked again, it compiles again
+                raise
+            finally:
+                if t0 is not None:
+                    self.warmth.compiled(t0)
+            self._pipelines[k] = p
         return p
+
+    def prefetch(self, plan: Any) -> None:
+        """Compile ``plan``'s kernels in the background (the tuner hands in the next
+        candidates while it times this one; wgpu-native's calls release the GIL): a search on
+        the H200 spent most of its time compiling, one pipeline at a time."""
+        for launch in plan.launches:
+            k = launch.kernel
+            if k not in self._pipelines:
+                if self._pool is None:
+                    self._pool = ThreadPoolExecutor(self.prefetch_depth, "ruda-compile")
+                # rendered here: ruda's renderer and its memos stay on one thread
+                self._pipelines[k] = self._pool.submit(self._compile, k, wgsl.render(k))
 
     def buffer(self, data: bytes) -> Any:
         data = data + b"\0" * (-len(data) % 4 or (4 if not data else 0))
@@ -184,9 +212,14 @@ class WgpuRunner:
         return self.device.create_buffer(size=max(4, -(-nbytes // 4) * 4), usage=self.usage)
 
     def end_search(self) -> None:
-        """The tuner's search is over: drop its uploads (compiled pipelines stay, up to
-        ``MAX_PIPELINES``: the next key of the family reuses many)."""
+        """The tuner's search is over: drop its uploads and the compiles it asked for and did
+        not use (compiled pipelines stay, up to ``MAX_PIPELINES``: the next key of the family
+        reuses many)."""
         self._uploads.clear()
+        for k, p in list(self._pipelines.items()):
+            if isinstance(p, Future) and not p.done():
+                p.cancel()  # one already compiling finishes on its thread, unused
+                del self._pipelines[k]
         if len(self._pipelines) > MAX_PIPELINES:
             self._pipelines.clear()
 

@@ -645,10 +645,19 @@ def _search(family: str, key: Key, target: Target, runner: Any, budget_s: float 
     rejected: list[tuple[Params, str]] = []
     tried = 1
     _emit("step", done=1, total=total)
+    prefetch, depth, ahead = getattr(runner, "prefetch", None), 0, 0
+    if prefetch is not None:
+        depth = int(getattr(runner, "prefetch_depth", 1))
     for i, p in enumerate(others):
         if time.perf_counter() > deadline:
             break
         tried += 1
+        for q in others[max(ahead, i + 1) : i + 1 + depth]:  # the next ones compile meanwhile
+            try:
+                prefetch(fam.make(q, key))  # type: ignore[misc]
+            except Exception:  # noqa: S110  # its own prepare() below reports it
+                pass
+        ahead = max(ahead, i + 1 + depth)
         try:
             cand = runner.prepare(fam.make(p, key), inputs, out)
             got = cand.output()

@@ -172,3 +172,43 @@ def test_a_discrete_gpu_is_kept_busy_through_compiles_and_timings(gpu, monkeypat
     time.sleep(0.1)
     assert 0.1 <= runner.warmth.before() <= warmth.RAMP_SECONDS + warmth.TOP_UP_SECONDS
     assert len(other.time(3)) == 3
+
+
+def test_the_next_candidates_compile_in_the_background(gpu, monkeypatch):
+    """``prefetch`` compiles a plan's kernels on the runner's threads; ``prepare`` then takes the
+    pipeline (or the compile's error, as its own compile would raise it), and the end of a
+    search drops the compiles it never used."""
+    from concurrent.futures import Future
+
+    from ruda._kernels import wgsl
+
+    device, _, target = gpu
+    runner = timing.WgpuRunner(device)
+    fam = tune.FAMILIES["reduce.full"]
+    inputs = fam.inputs(KEY, np.random.default_rng(2))
+    ref = fam.reference(KEY, inputs)
+    plans = [fam.build(p, KEY) for p in _candidates(target)]
+    runner.prefetch(plans[0])
+    first = plans[0].launches[0].kernel
+    assert isinstance(runner._pipelines[first], Future)
+    got = runner.prepare(plans[0], inputs, fam.output(KEY)).output()
+    assert tune.agrees(got, ref, fam.tolerance(KEY))
+    assert not isinstance(runner._pipelines[first], Future)  # taken over by prepare
+    # a compile that fails in the background fails the candidate's prepare
+    broken = plans[1].launches[0].kernel
+    real = wgsl.render
+    monkeypatch.setattr(wgsl, "render", lambda k, *a: "fn broken(" if k is broken else real(k))
+    runner.prefetch(plans[1])
+    with pytest.raises(Exception, match="(?i)pars|expected|error"):
+        runner.prepare(plans[1], inputs, fam.output(KEY))
+    monkeypatch.setattr(wgsl, "render", real)
+    # the search's unused compiles are dropped at its end, finished or cancelled
+    runner._pool = None
+    runner.prefetch_depth = 1
+    runner.prefetch(plans[2])
+    runner.end_search()
+    assert all(not isinstance(p, Future) or p.done() for p in runner._pipelines.values())
+    # and a whole search with compiles running ahead picks a correct, accepted variant
+    dec = tune.tune("reduce.full", KEY, target, runner, candidates=_candidates(target),
+                    budget_s=20, persist=False)  # fmt: skip
+    assert dec.tried == dec.total and not dec.rejected and fam.accepts(dec.params, KEY, target)
