@@ -31,6 +31,8 @@ TOP_UP_SECONDS = 0.02  # queued ahead of every timing: the timed passes never fo
 RAMP_SECONDS = 0.3  # the most queued after an idle gap (the H200 needs ~0.25 s from idle)
 COMPILE_GUESS = 0.5  # seconds of a compile before one has been measured
 COMPILE_MOST = 2.0  # the most copy work queued to cover one compile
+SAFETY = 1.25  # copies queued per second wanted: too many cost a wait, too few an idle card
+_BATCH = 16  # copies per wait in the first warm-up
 
 
 class Warmth:
@@ -60,26 +62,26 @@ class Warmth:
         self.device.queue.submit([enc.finish()])
 
     def _warm_up(self) -> None:
-        """Copy for ``WARM_SECONDS``, waiting on each batch; the rate from the second half."""
-        end = time.perf_counter() + WARM_SECONDS
-        half, moved, t_half = end - WARM_SECONDS / 2, 0, 0.0
-        while (now := time.perf_counter()) < end:
-            if not t_half and now >= half:
-                t_half, moved = now, 0
-            self._submit(16)
+        """Copy for ``WARM_SECONDS``, waiting on each batch; the copy rate from the fastest
+        batch of the second half (the card warm, the host's round trip least in it: a rate
+        too low would queue too little and let the card idle before a timing)."""
+        start = time.perf_counter()
+        while (t := time.perf_counter()) < start + WARM_SECONDS:
+            self._submit(_BATCH)
             self.device.queue.read_buffer(self._buffers()[1], 0, 4)  # waits for the copies
-            moved += 16 * WARM_BYTES
-        self.rate = moved / max(time.perf_counter() - (t_half or end - WARM_SECONDS), 1e-6)
+            took = time.perf_counter() - t
+            if t >= start + WARM_SECONDS / 2 or not self.rate:
+                self.rate = max(self.rate, _BATCH * WARM_BYTES / max(took, 1e-6))
         self.busy_until = time.perf_counter()
 
     def queue(self, seconds: float) -> None:
         """Queue about ``seconds`` of copies behind what is queued (no wait)."""
         if seconds <= 0 or not self.rate:
             return
-        copies = max(1, math.ceil(seconds * self.rate / WARM_BYTES))
+        copies = max(1, math.ceil(seconds * SAFETY * self.rate / WARM_BYTES))
         self._submit(copies)
         start = max(time.perf_counter(), self.busy_until)
-        self.busy_until = start + copies * WARM_BYTES / self.rate
+        self.busy_until = start + seconds
 
     def cover(self) -> float:
         """Before a compile: queue work for about as long as compiles take; returns the host
