@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
@@ -140,6 +141,21 @@ def timestamp_period(device: Any) -> float:
 MAX_PIPELINES = 512  # compiled candidates a runner keeps between searches
 
 
+def compile_threads() -> int:
+    """``RUDA_TUNE_THREADS``: compiles a WebGPU search runs ahead on background threads (0:
+    none, every candidate compiles in turn); default half the host's cores, at most 6 (the
+    H200's host has 16, CI's 2). A value that is not a count warns and reads as the default."""
+    default = max(1, min(6, (os.cpu_count() or 2) // 2))
+    raw = os.environ.get("RUDA_TUNE_THREADS")
+    if raw is None:
+        return default
+    if raw.strip().isdigit():
+        return int(raw)
+    warnings.warn(f"ruda: RUDA_TUNE_THREADS={raw!r} is not a count of threads; using {default}",
+                  RuntimeWarning, stacklevel=2)  # fmt: skip
+    return default
+
+
 class WgpuRunner:
     """Runs kernel plans (``reduce.Plan``: launches over named arrays) on a wgpu ``GPUDevice``.
 
@@ -159,8 +175,7 @@ class WgpuRunner:
         self.period_s = timestamp_period(device) * 1e-9
         self._pipelines: dict[ir.Kernel, Any] = {}  # a pipeline, or its compile's Future
         self._pool: ThreadPoolExecutor | None = None
-        # compiles in flight ahead of the search: the H200's host has 16 cores, CI's 2
-        self.prefetch_depth = max(1, min(6, (os.cpu_count() or 2) // 2))
+        self.prefetch_depth = compile_threads()  # compiles in flight ahead of the search
         use = wgpu.BufferUsage
         self.usage = use.STORAGE | use.COPY_SRC | use.COPY_DST  # every buffer of a candidate
         self._uploads: dict[int, tuple[np.ndarray, Any]] = {}

@@ -212,3 +212,25 @@ def test_the_next_candidates_compile_in_the_background(gpu, monkeypatch):
     dec = tune.tune("reduce.full", KEY, target, runner, candidates=_candidates(target),
                     budget_s=20, persist=False)  # fmt: skip
     assert dec.tried == dec.total and not dec.rejected and fam.accepts(dec.params, KEY, target)
+
+
+def test_the_compile_threads_come_from_the_environment(gpu, monkeypatch):
+    """``RUDA_TUNE_THREADS``: 0 compiles each candidate in turn (no thread, no Future); a value
+    that is not a count warns and reads as the default."""
+    from concurrent.futures import Future
+
+    device, _, target = gpu
+    monkeypatch.setenv("RUDA_TUNE_THREADS", "0")
+    runner = timing.WgpuRunner(device)
+    assert runner.prefetch_depth == 0
+    dec = tune.tune("reduce.full", KEY, target, runner, candidates=_candidates(target),
+                    budget_s=20, persist=False)  # fmt: skip
+    assert dec.tried == dec.total and not dec.rejected and runner._pool is None
+    assert not any(isinstance(p, Future) for p in runner._pipelines.values())
+    monkeypatch.setenv("RUDA_TUNE_THREADS", "3")
+    assert timing.WgpuRunner(device).prefetch_depth == 3
+    monkeypatch.setenv("RUDA_TUNE_THREADS", "many")
+    with pytest.warns(RuntimeWarning, match="RUDA_TUNE_THREADS"):
+        depth = timing.compile_threads()
+    monkeypatch.delenv("RUDA_TUNE_THREADS")
+    assert depth == timing.compile_threads() >= 1
