@@ -341,9 +341,10 @@ class _Operand:
             if not self.k_fast and self.lanes == self.sh.lanes > 1:  # lanes along the row: one
                 at = (base + kk * self.rows + row) >> (self.lanes.bit_length() - 1)  # vector
                 body.append(ir.StoreVector(self.sh, at, tuple(regs)))  # type: ignore[arg-type]
-            for v, reg in enumerate(regs if len(body) == 2 else ()):
-                at = (kk + v) * self.rows + row if self.k_fast else kk * self.rows + row + v
-                body.append(ir.store(self.sh, base + at, reg))
+            else:
+                for v, reg in enumerate(regs):
+                    at = (kk + v) * self.rows + row if self.k_fast else kk * self.rows + row + v
+                    body.append(ir.store(self.sh, base + at, reg))
             stmt: list[Any] = [Let(e, lid + r * self.t)]
             if (r + 1) * self.t > self.units:
                 stmt.append(If(e < self.units, tuple(body)))
