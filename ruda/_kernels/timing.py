@@ -142,7 +142,7 @@ MAX_PIPELINES = 512  # compiled candidates a runner keeps between searches
 
 
 def compile_threads() -> int:
-    """``RUDA_TUNE_THREADS``: compiles a WebGPU search runs ahead on background threads (0:
+    """``RUDA_TUNE_THREADS``: compiles a search runs ahead on background threads (0:
     none, every candidate compiles in turn); default half the host's cores, at most 6 (the
     H200's host has 16, CI's 2). A value that is not a count warns and reads as the default."""
     default = max(1, min(6, (os.cpu_count() or 2) // 2))

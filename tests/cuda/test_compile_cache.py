@@ -113,6 +113,28 @@ def test_disk_cache_miss_then_hit(ctx, fresh_compiler, tmp_path, monkeypatch, rn
     assert second.compiled == 0 and second.disk_hits == 1
 
 
+def test_prefetched_compile_is_taken_once(ctx, fresh_compiler, tmp_path) -> None:
+    """``prefetch`` compiles on a thread; ``program`` takes that result (one NVRTC compile, on
+    disk after); a dropped prefetch leaves ``program`` compiling on its own."""
+    comp = fresh_compiler()
+    k1, k2 = _add_kernel(1), _add_kernel(2)
+    comp.prefetch(k1, 2)
+    comp.prefetch(k1, 2)  # asked twice: one compile
+    assert len(comp._pending) == 1
+    prog = comp.program(k1)
+    assert prog.fptr and comp.compiled == 1 and not comp._pending
+    assert len(list((tmp_path / "cuda").glob("*.bin"))) == 1
+    comp.prefetch(k1, 2)  # loaded already: nothing to do
+    assert not comp._pending
+    comp.prefetch(k2, 2)
+    comp.drop_prefetched()
+    assert not comp._pending
+    assert comp.program(k2).fptr and comp.compiled == 2
+    fresh = fresh_compiler()
+    fresh.prefetch(k2, 2)  # on disk: read there, not compiled again
+    assert not fresh._pending
+
+
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "empty", "bad_cubin"])
 def test_corrupt_entry_is_recompiled(damage, ctx, fresh_compiler, tmp_path, monkeypatch,
                                      rng) -> None:  # fmt: skip

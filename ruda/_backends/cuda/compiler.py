@@ -11,12 +11,14 @@ version in the key comes from a stamp file written by the last process that comp
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import struct
 import sys
 import tempfile
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -206,6 +208,8 @@ class Compiler:
         self.compiled = 0  # NVRTC compiles (tests check that hits add nothing)
         self.disk_hits = 0
         self.last_seconds = 0.0  # time of the last render + lookup/compile + load
+        self._pending: dict[str, Future] = {}  # source -> its NVRTC compile on a thread
+        self._pool: ThreadPoolExecutor | None = None
 
     def compile(self, key: Any) -> Program:
         return self.program(key)
@@ -226,21 +230,47 @@ class Compiler:
         self.last_seconds = time.perf_counter() - t
         return prog
 
+    def prefetch(self, kernel: ir.Kernel, threads: int) -> None:
+        """Start compiling ``kernel`` with NVRTC on one of ``threads`` background threads (the
+        tuner hands in its next candidates while it times one; NVRTC runs without the GIL);
+        ``program`` later takes the result. Already loaded or on disk: nothing to do."""
+        source = cuda_renderer.render(kernel)  # here: the renderer's memos stay on one thread
+        if source in self._by_source or source in self._pending:
+            return
+        if read_entry(cache_dir() / f"{cache_key(source, self.ctx.arch, nvrtc_version())}.bin"):
+            return
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max(1, threads), "ruda-nvrtc")
+        self._pending[source] = self._pool.submit(nvrtc_compile, source, self.ctx.arch)
+
+    def drop_prefetched(self) -> None:
+        """Forget compiles that were asked for and not used (queued ones never start)."""
+        for fut in self._pending.values():
+            fut.cancel()
+        self._pending.clear()
+
     def load_module(self, source: str) -> Any:
-        """A loaded ``cupy.cuda.function.Module`` for ``source``: from disk, else compiled."""
+        """A loaded ``cupy.cuda.function.Module`` for ``source``: a prefetched compile's, from
+        disk, else compiled."""
         from cupy.cuda.function import Module
 
         arch = self.ctx.arch
-        path = cache_dir() / f"{cache_key(source, arch, nvrtc_version())}.bin"
-        entry = read_entry(path)
-        if entry is not None:
-            try:
-                module = self._load(Module, entry[1])
-                self.disk_hits += 1
-                return module
-            except Exception:
-                pass  # intact but unloadable (e.g. another driver): compile afresh
-        kind, payload = nvrtc_compile(source, arch)
+        got = None
+        fut = self._pending.pop(source, None)
+        if fut is not None:
+            with contextlib.suppress(Exception):  # failed or cancelled: compiled (and reported)
+                got = fut.result()  # below, on this thread
+        if got is None:
+            path = cache_dir() / f"{cache_key(source, arch, nvrtc_version())}.bin"
+            entry = read_entry(path)
+            if entry is not None:
+                try:
+                    module = self._load(Module, entry[1])
+                    self.disk_hits += 1
+                    return module
+                except Exception:
+                    pass  # intact but unloadable (e.g. another driver): compile afresh
+        kind, payload = got if got is not None else nvrtc_compile(source, arch)
         self.compiled += 1
         version = nvrtc_version(refresh=True)  # NVRTC is loaded now: the stamp may be stale
         path = cache_dir() / f"{cache_key(source, arch, version)}.bin"

@@ -53,10 +53,23 @@ class PlanRunner:
         self.timer = timing.device_timer(ctx.launcher.synchronize, kind)
         self.clock = self.timer.clock
         self._uploads: dict[int, tuple[np.ndarray, Any]] = {}
+        # compiles run ahead of the search where the backend's compiler can (NVRTC on cuda)
+        self.prefetch_depth = timing.compile_threads() if self._prefetches() else 0
+
+    def _prefetches(self) -> bool:
+        return hasattr(self.ctx.compiler, "prefetch")
+
+    def prefetch(self, plan: Any) -> None:
+        """Compile ``plan``'s kernels in the background (``Compiler.prefetch``)."""
+        if self.prefetch_depth and not isinstance(plan, tune.VendorPlan):
+            for launch in plan.launches:
+                self.ctx.compiler.prefetch(launch.kernel, self.prefetch_depth)
 
     def end_search(self) -> None:
-        """The tuner's search is over: its inputs leave the device."""
+        """The tuner's search is over: its inputs leave the device, unused compiles stop."""
         self._uploads.clear()
+        if self._prefetches():
+            self.ctx.compiler.drop_prefetched()
 
     def _upload(self, a: np.ndarray) -> Any:
         hit = self._uploads.get(id(a))
