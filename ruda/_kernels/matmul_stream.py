@@ -35,6 +35,7 @@ from .reduce import Plan
 
 MAX_ROWS = 16
 MAX_REGS = 64  # 32-bit registers of sums per invocation (rows x tn accumulators)
+MAX_HELD = 32  # B's values held a step ahead (``pipe``): bk x tn
 PINNED = {"bm": 16, "tm": 1, "group": 1, "wide": 1}  # tiled-only parameters: one value here
 
 
@@ -63,30 +64,36 @@ def valid(p: dict[str, Any], acc: ir.Type, max_workgroup: int, shared_limit: int
     words = rows_of(M) * p["tn"] * max(1, acc.itemsize // 4)  # 32-bit registers of sums
     if p["tn"] > p["bn"] or p["tn"] % p["vec"] or words > MAX_REGS:
         return False
+    if p.get("pipe", 0) and (p.get("stage", 0) or p["bk"] * p["tn"] > MAX_HELD):
+        return False
     return 32 <= threads(p) <= max_workgroup and shared_bytes(p, acc, M) <= shared_limit
 
 
 def _name(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str, lb: str, nbatch: int, rows: int,
           bn: int, tn: int, bk: int, ky: int, va: int, vb: int, split: int,
-          stage: int) -> str:  # fmt: skip
-    return (f"matmul_stream_{a_t.name}_{b_t.name}_{out_t.name}_{la}{lb}_b{nbatch}_r{rows}_{bn}x"
-            f"{tn}x{bk}_ky{ky}_v{va}{vb}_s{split}{'_a' if stage else ''}")  # fmt: skip
+          stage: int, pipe: int) -> str:  # fmt: skip
+    return (
+        f"matmul_stream_{a_t.name}_{b_t.name}_{out_t.name}_{la}{lb}_b{nbatch}_r{rows}_{bn}x"
+        f"{tn}x{bk}_ky{ky}_v{va}{vb}_s{split}{'_a' if stage else ''}{'_p' if pipe else ''}"
+    )
 
 
 @cache
 def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "n",
           nbatch: int = 0, rows: int = 1, bn: int = 128, tn: int = 4, bk: int = 4, ky: int = 1,
-          va: int = 1, vb: int = 1, split: int = 1, stage: int = 0) -> ir.Kernel:  # fmt: skip
+          va: int = 1, vb: int = 1, split: int = 1, stage: int = 0,
+          pipe: int = 0) -> ir.Kernel:  # fmt: skip
     """The stream kernel (see the module docstring); ``va``/``vb``: vector lanes of A's loads
     along K and B's along N (the plan checks their alignment). Params as the tiled kernel's
     (``matmul.build``) less ``ntm`` and ``tiles``: ``ntn`` tiles of ``bn`` columns. ``stage``
-    1 stages A through workgroup memory (``ky`` steps at a time)."""
+    1 stages A through workgroup memory (``ky`` steps at a time); ``pipe`` 1 loads B's next
+    step into registers before multiplying the current one (not with ``stage``)."""
     from . import matmul as mm
     from .matmul import _batch_offsets, _finish, _multiply_add, acc_type
 
     acc = acc_type(out_t)
     nx = bn // tn  # invocations along N
-    if bn % tn or tn % vb or bk % va or rows > MAX_ROWS:
+    if bn % tn or tn % vb or bk % va or rows > MAX_ROWS or (pipe and stage):
         raise ValueError(f"ruda kernels: no stream matmul {bn}x{tn}x{bk} v{va}{vb} r{rows}")
     a = ir.Buffer("a", a_t, 0, lanes=va)
     b = ir.Buffer("b", b_t, 1, lanes=vb)
@@ -203,6 +210,17 @@ def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "
         nit = (nfull + (ky - 1)) / ky  # steps of the whole workgroup: barriers in uniform flow
         body += [Let(kcap, k_lo + nfull * bk - 1),
                  For(j, Const(0, U32), nit, Const(1, U32), tuple(step))]  # fmt: skip
+    elif pipe:  # B's next step loaded while this one is multiplied: its latency overlaps
+        kn = Var("kn", U32)
+        st0, bv0 = b_loads(k_lo + ty * bk, bk, "p")
+        held = [[Var(f"h{kk}_{c}", acc) for c in range(tn)] for kk in range(bk)]
+        st, bv = b_loads(kn, bk, "n")
+        sta, av = a_loads(kb, bk, va, "m")
+        pairs = [(held[kk][c], bv[kk][c], bv0[kk][c]) for kk in range(bk) for c in range(tn)]
+        step = (Let(kb, k_lo + s * bk), Let(kn, k_lo + ir.call("min", s + ky, nfull - 1) * bk),
+                *st, *sta, *fmas(held, av, bk), *(Assign(h, v) for h, v, _ in pairs))  # fmt: skip
+        first = [Let(h, v0, mutable=True) for h, _, v0 in pairs]
+        body.append(If(ty < nfull, (*st0, *first, For(s, ty, nfull, Const(ky, U32), step))))
     else:
         st, bv, av = loads(kb, bk, va, "m")
         body.append(For(s, ty, nfull, Const(ky, U32),
@@ -235,7 +253,7 @@ def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "
             one.append(If(n < P["N"], (ir.store(out, obase + m * P["N"] + n, value),)))
         stores += [If(Const(m, U32) < P["M"], tuple(one))] if m else one
     body.append(If(ty.eq(0), tuple(stores)))
-    name = _name(a_t, b_t, out_t, la, lb, nbatch, rows, bn, tn, bk, ky, va, vb, split, stage)
+    name = _name(a_t, b_t, out_t, la, lb, nbatch, rows, bn, tn, bk, ky, va, vb, split, stage, pipe)
     k_ = ir.Kernel(name, (a, b, out), params, tuple(body), (nx * ky, 1, 1), (*sha, *shared),
                    vector_width=max(va, vb))  # fmt: skip
     return ir.with_features(k_)
@@ -260,7 +278,7 @@ def plan(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, pr: Any, v: dict[str, Any])
     split, kchunk = mm.split_k(K, v["split"], bk)
     ntn = -(-N // bn)
     kern = build(a_t, b_t, out_t, la, lb, len(pr.batch), rows_of(M), bn, tn, bk, ky, va, vb,
-                 split, v["stage"])  # fmt: skip
+                 split, v["stage"], v.get("pipe", 0))  # fmt: skip
 
     def values(z0: int, groups: int, offo: int) -> list[int]:
         return [M, N, K, ntn, groups, pr.count, z0, kchunk, pr.a_offset, pr.b_offset, offo,

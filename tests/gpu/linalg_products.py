@@ -210,6 +210,10 @@ STREAM = [  # the stream form for thin products: vectors along N and K, trees ov
     {"form": "stream", "bn": 64, "tn": 2, "bk": 4, "vec": 1, "ky": 4, "split": 2, "stage": 1},
     {"form": "stream", "bn": 128, "tn": 4, "bk": 8, "vec": 4, "ky": 2, "split": 5, "stage": 1},
     {"form": "stream", "bn": 32, "tn": 1, "bk": 4, "vec": 1, "ky": 8, "split": 3, "stage": 1},
+    # B's next step held in registers: one invocation along K, a tree of 4, K split past nfull
+    {"form": "stream", "bn": 128, "tn": 4, "bk": 4, "vec": 4, "ky": 1, "split": 1, "pipe": 1},
+    {"form": "stream", "bn": 64, "tn": 2, "bk": 8, "vec": 1, "ky": 4, "split": 3, "pipe": 1},
+    {"form": "stream", "bn": 128, "tn": 4, "bk": 8, "vec": 4, "ky": 2, "split": 64, "pipe": 1},
 ]
 STREAM_CASES = [("float32", (1, 128, 4100)), ("float32", (3, 131, 200)), ("int32", (16, 96, 77)),
                 ("float16", (5, 64, 300)), ("complex64", (2, 40, 33)), ("int8", (7, 50, 129)),
