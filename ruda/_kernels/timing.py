@@ -185,7 +185,9 @@ class WgpuRunner:
         self.warmth = Warmth(device, info.get("adapter_type") == "DiscreteGPU")
 
     def _compile(self, k: ir.Kernel, source: str) -> Any:
-        module = self.device.create_shader_module(label=k.name, code=source)
+        from .._backends.wgpu import shader
+
+        module = shader.module(self.device, k.name, source)
         return self.device.create_compute_pipeline(
             label=k.name, layout="auto", compute={"module": module, "entry_point": k.name}
         )

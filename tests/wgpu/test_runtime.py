@@ -208,6 +208,37 @@ def test_pipelines_are_cached(ctx, wdev, rng) -> None:
     assert comp.compiled == n
 
 
+@pytest.mark.parametrize("checks", ["on", "off"])
+def test_shader_modules_with_and_without_wgpu_checks(checks, ctx, wdev, rng, monkeypatch) -> None:
+    """``RUDA_WGPU_CHECKS`` picks wgpu's checked modules or trusted ones (the default); ruda's
+    kernels (tiled and thin matmul, edges past whole tiles) give NumPy's results either way."""
+    from ruda._backends.wgpu import shader
+    from ruda._kernels import ir, matmul, timing
+
+    monkeypatch.setenv("RUDA_WGPU_CHECKS", checks)
+    assert shader.checks() is (checks == "on")
+    runner = timing.WgpuRunner(ctx.device)  # its own pipelines: compiled under this setting
+    for m, n, k in ((70, 130, 45), (3, 260, 300)):
+        a = rng.standard_normal((m, k)).astype("float32")
+        b = rng.standard_normal((k, n)).astype("float32")
+        plan = matmul.plan(ir.F32, ir.F32, ir.F32, matmul.Problem(m, n, k))
+        got = runner.prepare(plan, {"a": a, "b": b}, (numpy.float32, m * n)).output()
+        numpy.testing.assert_allclose(got.reshape(m, n), a.astype("float64") @ b, rtol=1e-4,
+                                      atol=1e-4)  # fmt: skip
+
+
+def test_shader_checks_setting(monkeypatch) -> None:
+    from ruda._backends.wgpu import shader
+
+    monkeypatch.delenv("RUDA_WGPU_CHECKS", raising=False)
+    assert shader.checks() is False
+    monkeypatch.setenv("RUDA_WGPU_CHECKS", " ON ")
+    assert shader.checks() is True
+    monkeypatch.setenv("RUDA_WGPU_CHECKS", "sometimes")
+    with pytest.warns(RuntimeWarning, match="neither on nor off"):
+        assert shader.checks() is False
+
+
 def test_param_struct_layout() -> None:
     from ruda._backends.wgpu.compiler import param_struct
     from ruda._kernels import ir

@@ -14,6 +14,7 @@ import wgpu
 
 from ..._kernels import ir
 from ..._kernels import wgsl as wgsl_renderer
+from . import shader
 from .context import FeatureError
 
 # Kernel feature names (as the IR spells them) -> WebGPU feature names.
@@ -140,7 +141,7 @@ class Compiler:
                 },
             })  # fmt: skip
         try:
-            module = dev.create_shader_module(label=kernel.name, code=source)
+            module = shader.module(dev, kernel.name, source)
             bgl = dev.create_bind_group_layout(label=kernel.name, entries=entries)
             pl = dev.create_pipeline_layout(label=kernel.name, bind_group_layouts=[bgl])
             pipe = dev.create_compute_pipeline(
