@@ -227,6 +227,24 @@ def test_shader_modules_with_and_without_wgpu_checks(checks, ctx, wdev, rng, mon
                                       atol=1e-4)  # fmt: skip
 
 
+def test_shader_modules_without_the_trusted_api(ctx, wdev, rng, monkeypatch) -> None:
+    """A wgpu-py without trusted modules: checked ones, a warning once, the same results."""
+    from ruda._backends.wgpu import shader
+    from ruda._kernels import ir, matmul, timing
+
+    monkeypatch.delenv("RUDA_WGPU_CHECKS", raising=False)
+    assert shader._trusted_api() is not None  # this environment's wgpu-py has them
+    monkeypatch.setattr(shader, "_trusted_api", lambda: None)
+    monkeypatch.setattr(shader, "_WARNED", set())
+    a = rng.standard_normal((5, 7)).astype("float32")
+    b = rng.standard_normal((7, 3)).astype("float32")
+    plan = matmul.plan(ir.F32, ir.F32, ir.F32, matmul.Problem(5, 3, 7))
+    with pytest.warns(RuntimeWarning, match="cannot create trusted shader modules"):
+        got = timing.WgpuRunner(ctx.device).prepare(plan, {"a": a, "b": b}, (numpy.float32, 15))
+    numpy.testing.assert_allclose(got.output().reshape(5, 3), a.astype("float64") @ b,
+                                  rtol=1e-4, atol=1e-5)  # fmt: skip
+
+
 def test_shader_checks_setting(monkeypatch) -> None:
     from ruda._backends.wgpu import shader
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from functools import cache
 from typing import Any
 
 _WARNED: set[str] = set()
@@ -34,29 +35,52 @@ def checks() -> bool:
     return raw == "on"
 
 
+@cache
+def _trusted_api() -> Any:
+    """wgpu-py's native module when it offers trusted shader modules (wgpu-native 24 on, through
+    wgpu-py's own cffi helpers), else None."""
+    try:
+        from wgpu.backends.wgpu_native import _api
+
+        _api.ffi.typeof("WGPUShaderSourceWGSL *")
+        names = ("new_struct_p", "to_c_string_view", "libf", "GPUShaderModule")
+        if all(hasattr(_api, n) for n in names) and hasattr(
+            _api.lib, "wgpuDeviceCreateShaderModuleTrusted"
+        ):
+            return _api
+    except Exception:  # an older wgpu-py: its header has no such struct
+        pass
+    return None
+
+
 def module(device: Any, label: str, source: str) -> Any:
     """A ``GPUShaderModule`` of WGSL ``source`` on ``device`` (wgpu-py's, native backend), with
-    wgpu's bounds checks and loop bounding unless ``checks()``."""
-    if checks():
+    wgpu's bounds checks and loop bounding unless ``checks()``. A wgpu-py without trusted
+    modules compiles them checked, and says so once."""
+    api = None if checks() else _trusted_api()
+    if api is None:
+        if not checks() and "old" not in _WARNED:
+            _WARNED.add("old")
+            warnings.warn("ruda: this wgpu-py cannot create trusted shader modules; ruda's WGSL "
+                          "keeps wgpu's runtime checks (slower kernels)", RuntimeWarning,
+                          stacklevel=2)  # fmt: skip
         return device.create_shader_module(label=label, code=source)
-    from wgpu.backends.wgpu_native import _api
-
-    lib = _api.lib
+    lib = api.lib
     # kept alive until the call returns: cffi's casts do not own their memory
-    src = _api.new_struct_p("WGPUShaderSourceWGSL *", code=_api.to_c_string_view(source))
-    src[0].chain.next = _api.ffi.NULL
+    src = api.new_struct_p("WGPUShaderSourceWGSL *", code=api.to_c_string_view(source))
+    src[0].chain.next = api.ffi.NULL
     src[0].chain.sType = lib.WGPUSType_ShaderSourceWGSL
-    desc = _api.new_struct_p(
+    desc = api.new_struct_p(
         "WGPUShaderModuleDescriptor *",
-        nextInChain=_api.ffi.cast("WGPUChainedStruct *", src),
-        label=_api.to_c_string_view(label),
+        nextInChain=api.ffi.cast("WGPUChainedStruct *", src),
+        label=api.to_c_string_view(label),
     )
-    handle = _api.libf.wgpuDeviceCreateShaderModuleTrusted(
+    handle = api.libf.wgpuDeviceCreateShaderModuleTrusted(
         device._internal, desc, lib.WGPUShaderRuntimeChecks_None
     )
-    if handle == _api.ffi.NULL:
+    if handle == api.ffi.NULL:
         raise RuntimeError(f"ruda: wgpu could not create shader module {label}")
-    return _api.GPUShaderModule(label, handle, device)
+    return api.GPUShaderModule(label, handle, device)
 
 
 __all__ = ["checks", "module"]
