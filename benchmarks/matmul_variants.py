@@ -5,7 +5,8 @@ key's default; default: the default itself) with every combination of the ``--va
 (``name=v1,v2``), plus ``--also`` (a JSON list of whole variants); invalid points are dropped.
 Each one is checked against the default's output (the family's tolerance) and timed beside the
 default on the tuner's own runner (timestamp queries on wgpu, events on cuda, warm-up first),
-``--rounds`` interleaved rounds; the ratio is default / variant (> 1: faster than the default).
+``--rounds`` interleaved rounds (``tune_sweep.measure``); the ratio is default / variant (> 1:
+faster than the default).
 
     RUDA_WGPU=experimental python3 benchmarks/matmul_variants.py --backend wgpu \
         --shapes 16x4096x11008 --base '{"form": "tiled", "bm": 16, "tm": 8, "tn": 8}' \
@@ -17,7 +18,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -26,7 +26,7 @@ from typing import Any
 import numpy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from tune_sweep import Backend, write  # noqa: E402
+from tune_sweep import Backend, measure, write  # noqa: E402
 
 
 def grid(default: dict[str, Any], base: dict[str, Any], vary: list[str],
@@ -75,8 +75,7 @@ def main() -> int:
         out, tol = fam.output(key), fam.tolerance(key)
         base = runner.prepare(tune.build("matmul", default, key), inputs, out)
         ref = base.output()
-        t1 = statistics.median(base.time(3))
-        reps = max(3, min(20, int(0.1 / max(t1, 1e-7))))
+        reps = 20  # at most, per round: measure() fits them to about 0.25 s of work
         case: dict[str, Any] = {"shape": [M, N, K], "default": default, "rows": []}
         doc["cases"].append(case)
         for q in pts:
@@ -91,12 +90,8 @@ def main() -> int:
                 row["error"] = f"{type(e).__name__}: {str(e)[:160]}"
                 ok = None
             if ok:
-                td, tv = [], []
-                for _ in range(args.rounds):
-                    td += base.time(reps)
-                    tv += cand.time(reps)
-                row["default_us"] = statistics.median(td) * 1e6
-                row["us"] = statistics.median(tv) * 1e6
+                t = measure(be, {"default": base, "variant": cand}, reps, args.rounds)
+                row["default_us"], row["us"] = t["default"] * 1e6, t["variant"] * 1e6
                 row["ratio"] = row["default_us"] / row["us"]
             elif ok is False:
                 row["error"] = "output differs from the default"

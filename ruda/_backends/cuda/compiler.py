@@ -237,11 +237,16 @@ class Compiler:
         source = cuda_renderer.render(kernel)  # here: the renderer's memos stay on one thread
         if source in self._by_source or source in self._pending:
             return
-        if read_entry(cache_dir() / f"{cache_key(source, self.ctx.arch, nvrtc_version())}.bin"):
+        if self._path(source).exists():  # loaded from there when asked (damaged: compiled)
             return
         if self._pool is None:
             self._pool = ThreadPoolExecutor(max(1, threads), "ruda-nvrtc")
         self._pending[source] = self._pool.submit(nvrtc_compile, source, self.ctx.arch)
+
+    def _path(self, source: str, version: tuple[int, int] | None = None) -> Path:
+        """``source``'s file in the disk cache (NVRTC's version from the stamp by default)."""
+        key = cache_key(source, self.ctx.arch, version or nvrtc_version())
+        return cache_dir() / f"{key}.bin"
 
     def drop_prefetched(self) -> None:
         """Forget compiles that were asked for and not used (queued ones never start)."""
@@ -261,8 +266,7 @@ class Compiler:
             with contextlib.suppress(Exception):  # failed or cancelled: compiled (and reported)
                 got = fut.result()  # below, on this thread
         if got is None:
-            path = cache_dir() / f"{cache_key(source, arch, nvrtc_version())}.bin"
-            entry = read_entry(path)
+            entry = read_entry(self._path(source))
             if entry is not None:
                 try:
                     module = self._load(Module, entry[1])
@@ -273,8 +277,7 @@ class Compiler:
         kind, payload = got if got is not None else nvrtc_compile(source, arch)
         self.compiled += 1
         version = nvrtc_version(refresh=True)  # NVRTC is loaded now: the stamp may be stale
-        path = cache_dir() / f"{cache_key(source, arch, version)}.bin"
-        _write_atomic(path, pack_entry(kind, payload))
+        _write_atomic(self._path(source, version), pack_entry(kind, payload))
         return self._load(Module, payload)
 
     def _load(self, module_type: Any, payload: bytes) -> Any:

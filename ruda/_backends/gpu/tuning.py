@@ -54,10 +54,7 @@ class PlanRunner:
         self.clock = self.timer.clock
         self._uploads: dict[int, tuple[np.ndarray, Any]] = {}
         # compiles run ahead of the search where the backend's compiler can (NVRTC on cuda)
-        self.prefetch_depth = timing.compile_threads() if self._prefetches() else 0
-
-    def _prefetches(self) -> bool:
-        return hasattr(self.ctx.compiler, "prefetch")
+        self.prefetch_depth = timing.compile_threads() if hasattr(ctx.compiler, "prefetch") else 0
 
     def prefetch(self, plan: Any) -> None:
         """Compile ``plan``'s kernels in the background (``Compiler.prefetch``)."""
@@ -68,7 +65,7 @@ class PlanRunner:
     def end_search(self) -> None:
         """The tuner's search is over: its inputs leave the device, unused compiles stop."""
         self._uploads.clear()
-        if self._prefetches():
+        if self.prefetch_depth:
             self.ctx.compiler.drop_prefetched()
 
     def _upload(self, a: np.ndarray) -> Any:

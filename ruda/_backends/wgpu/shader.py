@@ -57,9 +57,10 @@ def module(device: Any, label: str, source: str) -> Any:
     """A ``GPUShaderModule`` of WGSL ``source`` on ``device`` (wgpu-py's, native backend), with
     wgpu's bounds checks and loop bounding unless ``checks()``. A wgpu-py without trusted
     modules compiles them checked, and says so once."""
-    api = None if checks() else _trusted_api()
+    checked = checks()
+    api = None if checked else _trusted_api()
     if api is None:
-        if not checks() and "old" not in _WARNED:
+        if not checked and "old" not in _WARNED:
             _WARNED.add("old")
             warnings.warn("ruda: this wgpu-py cannot create trusted shader modules; ruda's WGSL "
                           "keeps wgpu's runtime checks (slower kernels)", RuntimeWarning,
