@@ -214,6 +214,10 @@ STREAM = [  # the stream form for thin products: vectors along N and K, trees ov
     {"form": "stream", "bn": 128, "tn": 4, "bk": 4, "vec": 4, "ky": 1, "split": 1, "pipe": 1},
     {"form": "stream", "bn": 64, "tn": 2, "bk": 8, "vec": 1, "ky": 4, "split": 3, "pipe": 1},
     {"form": "stream", "bn": 128, "tn": 4, "bk": 8, "vec": 4, "ky": 2, "split": 64, "pipe": 1},
+    # deep trees: one pass over K for a single row (32 and 64 invocations along K), 16 split 3
+    {"form": "stream", "bn": 32, "tn": 4, "bk": 8, "vec": 4, "ky": 32, "split": 1},
+    {"form": "stream", "bn": 64, "tn": 2, "bk": 4, "vec": 1, "ky": 16, "split": 3, "pipe": 1},
+    {"form": "stream", "bn": 16, "tn": 4, "bk": 8, "vec": 4, "ky": 64, "split": 1},
 ]
 STREAM_CASES = [("float32", (1, 128, 4100)), ("float32", (3, 131, 200)), ("int32", (16, 96, 77)),
                 ("float16", (5, 64, 300)), ("complex64", (2, 40, 33)), ("int8", (7, 50, 129)),

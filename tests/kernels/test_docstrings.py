@@ -1,0 +1,20 @@
+"""The examples in the kernel layer's docstrings run and print what they show."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import pkgutil
+
+import pytest
+
+import ruda._kernels
+
+MODULES = sorted(m.name for m in pkgutil.iter_modules(ruda._kernels.__path__))
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name: str) -> None:
+    mod = importlib.import_module(f"ruda._kernels.{name}")
+    result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0, f"{result.failed} of {result.attempted} examples failed in {name}"
