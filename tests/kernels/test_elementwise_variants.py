@@ -303,7 +303,9 @@ def test_variants_compute_numpy_results(runner, gpu, op, ins, out):
         groups = -(-n // (k.elems_per_invocation * 64))
         got = _run(runner, k, data[n], out, n, grid=(3, -(-groups // 3) + 1, 1))
         _check(op, got, want[n], f"{k.name} on a 2-D grid")
-    assert time.perf_counter() - t0 < 60
+    # a bound on the points' count (their compiles), loose enough for a loaded 2-core CI
+    # machine: sin took over 60 s there once, in a run twice as slow as usual
+    assert time.perf_counter() - t0 < 180
 
 
 def test_tuner_searches_the_variants(gpu, no_backend_defaults):
