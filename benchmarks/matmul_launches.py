@@ -19,7 +19,7 @@ from typing import Any
 import numpy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from tune_sweep import Backend, measure, write  # noqa: E402
+from tune_sweep import Backend, matmul_keys, measure, write  # noqa: E402
 
 
 def main() -> int:
@@ -36,10 +36,7 @@ def main() -> int:
     be = Backend(args.backend)
     fam = tune.FAMILIES["matmul"]
     doc: dict[str, Any] = {"args": vars(args), "target": str(be.target), "cases": []}
-    for shape in args.shapes.split(","):
-        M, N, K = map(int, shape.split("x"))
-        key = tune.Key("matmul", ("f32",) * 3, "nn", (1, M, N, K))
-        default = fam.heuristic(key, be.target)
+    for shape, key, default in matmul_keys(be, args.shapes):
         runner = be.runner()
         inputs, out = fam.inputs(key, numpy.random.default_rng(7)), fam.output(key)
         plan = tune.build("matmul", default, key)
@@ -51,7 +48,7 @@ def main() -> int:
         for c in cands.values():
             c.output()  # the warm-up
         t = measure(be, {"default": cands["whole"], **cands}, 20, args.rounds)
-        case = {"shape": [M, N, K], "default": default,
+        case = {"shape": list(key.shape[1:]), "default": default,
                 "us": {k: v * 1e6 for k, v in t.items() if k != "default"}}  # fmt: skip
         doc["cases"].append(case)
         print(f"== {shape}", flush=True)

@@ -26,7 +26,7 @@ from typing import Any
 import numpy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from tune_sweep import Backend, measure, write  # noqa: E402
+from tune_sweep import Backend, matmul_keys, measure, write  # noqa: E402
 
 
 def grid(default: dict[str, Any], base: dict[str, Any], vary: list[str],
@@ -63,10 +63,7 @@ def main() -> int:
     be = Backend(args.backend)
     fam = tune.FAMILIES["matmul"]
     doc: dict[str, Any] = {"args": vars(args), "target": str(be.target), "cases": []}
-    for shape in args.shapes.split(","):
-        M, N, K = map(int, shape.split("x"))
-        key = tune.Key("matmul", ("f32",) * 3, "nn", (1, M, N, K))
-        default = fam.heuristic(key, be.target)
+    for shape, key, default in matmul_keys(be, args.shapes):
         pts = [q for q in grid(default, json.loads(args.base), args.vary, json.loads(args.also))
                if fam.accepts(q, key, be.target)]  # fmt: skip
         print(f"== {shape}: default {default}; {len(pts)} variants", flush=True)
@@ -76,7 +73,7 @@ def main() -> int:
         base = runner.prepare(tune.build("matmul", default, key), inputs, out)
         ref = base.output()
         reps = 20  # at most, per round: measure() fits them to about 0.25 s of work
-        case: dict[str, Any] = {"shape": [M, N, K], "default": default, "rows": []}
+        case: dict[str, Any] = {"shape": list(key.shape[1:]), "default": default, "rows": []}
         doc["cases"].append(case)
         for q in pts:
             if time.perf_counter() > t_end:

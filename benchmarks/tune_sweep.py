@@ -276,6 +276,18 @@ def parse_shapes(text: str) -> list[tuple[int, ...]]:
     return [tuple(int(d) for d in s.lower().split("x")) for s in text.split(",") if s.strip()]
 
 
+def matmul_keys(be: Backend, text: str) -> list[tuple[str, Any, dict[str, Any]]]:
+    """(shape text, tuning key, the key's default on ``be``) of each f32 C-ordered product
+    ``MxNxK`` in ``text`` (the variant and launch scripts' cases)."""
+    from ruda._kernels import tune
+
+    out = []
+    for M, N, K in parse_shapes(text):
+        key = tune.Key("matmul", ("f32",) * 3, "nn", (1, M, N, K))
+        out.append((f"{M}x{N}x{K}", key, tune.FAMILIES["matmul"].heuristic(key, be.target)))
+    return out
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--backend", choices=("cuda", "wgpu", "both"), default="both")
