@@ -31,7 +31,7 @@ from ruda._array import _wrap  # noqa: E402
 from ruda._backends import probe  # noqa: E402
 from ruda._backends.gpu.matmul import Products  # noqa: E402
 from ruda._kernels import ir  # noqa: E402
-from ruda._kernels import matmul as km  # noqa: E402
+from ruda._kernels import matmul_defaults as md  # noqa: E402
 
 
 def timed(fn: Any, sync: Any, seconds: float) -> float:
@@ -69,8 +69,8 @@ def bench(kind: str, M: int, N: int, K: int, seconds: float) -> dict[str, Any]:
     x, y = ruda.asarray(a, device=dev), ruda.asarray(b, device=dev)
     P = products(kind)
     sync = dev.backend.synchronize
-    variants = {"stream": km.stream_variant(ir.F32, M, N, K),
-                "tiled": km.tiled_default(ir.F32, M, N, K)}  # fmt: skip
+    variants = {"stream": md.stream_variant(ir.F32, M, N, K),
+                "tiled": md.tiled_default(ir.F32, M, N, K)}  # fmt: skip
     runs: dict[str, Any] = {"ruda default": lambda: ruda.matmul(x, y)}
     for name, v in variants.items():
         runs[name] = lambda v=v: _gemm(P, v, x, y, dev)

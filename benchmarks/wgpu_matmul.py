@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 
 import ruda  # noqa: E402
 from ruda._kernels import matmul as km  # noqa: E402
+from ruda._kernels import matmul_defaults as md  # noqa: E402
 
 # The heuristic's choice first, then single changes to it (what the tuner would try first).
 VARIANTS = [
@@ -68,7 +69,7 @@ def main() -> None:
     from ruda._backends.wgpu.linalg_products import PRODUCTS
 
     t = km.ir.F32 if args.dtype == "float32" else km.ir.F16
-    base = km.default_variant(t, n, n, n)
+    base = md.default_variant(t, n, n, n)
     results = {"device": f"{dev} ({dev.backend.launcher.ctx.description})", "n": n,
                "dtype": args.dtype, "runs": []}  # fmt: skip
     print(f"{args.dtype} matmul {n}^3 on {results['device']}")

@@ -7,10 +7,13 @@ columns, so shared reads are conflict-free and global stores coalesce; ``wide=4`
 invocation blocks of 4 neighbouring rows and columns instead, which compilers can fetch with
 128-bit shared loads). The K loop walks ``bk``-deep slices through two workgroup-memory
 buffers: the next slice is loaded from global memory into registers while the current one is
-multiplied, then stored into the other buffer, one barrier per slice. Loads along an
-operand's contiguous dimension use 4-lane vectors (``vec``) where its layout and alignment
-allow. ``split`` > 1 splits K across workgroups into partial products (in the accumulator
-type) and a second kernel adds them; ``group`` orders the tiles in bands for L2 reuse.
+multiplied, then stored into the other buffer, one barrier per slice (``direct`` 1 stores it
+as soon as it arrives, before the multiply: no registers held across it, the load's latency
+left to other workgroups to hide). Loads along an operand's contiguous dimension use 4-lane
+vectors (``vec``) where its layout and alignment allow. ``split`` > 1 splits K across
+workgroups into partial products (in the accumulator type) and a second kernel adds them;
+``group`` orders the tiles in bands for L2 reuse. The variants that run where no tuning
+decision is stored come from ``matmul_defaults``.
 
 ``form`` picks the kernel: ``"tiled"`` (the above) or ``"stream"`` for products of at most 16
 rows (``ruda._kernels.matmul_stream``: B read once, straight into registers; it reads ``bn``,
@@ -55,12 +58,12 @@ VARIANTS: dict[str, tuple[Any, ...]] = {
     "bm": (16, 32, 64, 128), "bn": (16, 32, 64, 128), "bk": (4, 8, 16, 32),
     "tm": (1, 2, 4, 8), "tn": (1, 2, 4, 8), "vec": (1, 4), "split": (1, 2, 4, 8, 16, 32, 64),
     "group": (1, 4, 8, 16), "wide": (1, 4), "form": ("tiled", "stream"),
-    "ky": (1, 2, 4, 8, 16, 32, 64, 128), "stage": (0, 1), "pipe": (0, 1),
+    "ky": (1, 2, 4, 8, 16, 32, 64, 128), "stage": (0, 1), "pipe": (0, 1), "direct": (0, 1),
 }  # fmt: skip
 # 256 invocations of 8 x 8 outputs on 128 x 128 tiles: 16 KiB of double-buffered f32 slices.
 DEFAULTS: dict[str, Any] = {"bm": 128, "bn": 128, "bk": 8, "tm": 8, "tn": 8, "vec": 4, "split": 1,
                             "group": 8, "wide": 1, "form": "tiled", "ky": 1,
-                            "stage": 0, "pipe": 0}  # fmt: skip
+                            "stage": 0, "pipe": 0, "direct": 0}  # fmt: skip
 SHARED_BYTES = 16384  # WebGPU's guaranteed workgroup memory
 MAX_GROUPS = 65535
 _VECTOR_TYPES = (ir.F32, ir.I32, ir.U32)  # lanes the renderers can load as one vector
@@ -157,84 +160,6 @@ def _variants(acc: ir.Type, max_workgroup: int, shared_limit: int,
     return tuple(out)
 
 
-def default_variant(out_t: ir.Type, M: int, N: int, K: int, max_workgroup: int = 256,
-                    shared_limit: int = SHARED_BYTES, lb: str = "n") -> dict[str, Any]:  # fmt: skip
-    """The heuristic: the stream form (``stream_variant``) for at most 16 rows by 128 or more
-    columns of a B with contiguous rows (``lb`` "n"), else ``tiled_default``."""
-    if M <= matmul_stream.MAX_ROWS and N >= 128 and lb == "n":
-        p = stream_variant(out_t, M, N, K)
-        if valid(p, acc_type(out_t), max_workgroup, shared_limit, M):
-            return p
-    return tiled_default(out_t, M, N, K, max_workgroup, shared_limit)
-
-
-def tiled_default(out_t: ir.Type, M: int, N: int, K: int, max_workgroup: int = 256,
-                  shared_limit: int = SHARED_BYTES) -> dict[str, Any]:  # fmt: skip
-    """The tiled kernel's heuristic: 128 x 128 tiles of 8 x 8 per invocation for large 32-bit
-    products, 64 x 64 of 4 x 4 for 64-bit ones (their slices take twice the memory) and small
-    matrices; split K when the tiles alone cannot fill a GPU."""
-    acc = acc_type(out_t)
-    big = M * N >= 256 * 256 and acc.itemsize == 4
-    p = dict(DEFAULTS) if big else {**DEFAULTS, "bm": 64, "bn": 64, "tm": 4, "tn": 4}
-    if big and out_t is F32:  # 4 neighbouring rows/columns per invocation: 8192^3 on the H200
-        p["wide"] = 4  # through Vulkan at 26.0 TFLOP/s against 24.4 (float16: 17.7 against 22.8)
-    if M <= 16:  # thin products: the workgroup spreads along the long edge
-        p.update(bm=16, bn=128, tm=1, tn=8, wide=1)  # (one row: no blocks of 4)
-    elif N <= 16:
-        p.update(bm=128, bn=16, tm=8, tn=1, wide=1)
-    elif M <= 32 and acc.itemsize == 4:
-        # a QR panel's V^H A (32 x n x m): 32-row tiles and deeper slices, K split 64 ways,
-        # 272 us against 800 for 64 x 64 tiles split 16 ways (32 x 480 x 100000, H200 Vulkan)
-        p.update(bm=32, bn=128, bk=16, tm=4, tn=4)
-        if shared_bytes(p, acc) > shared_limit:  # 20 KiB: past WebGPU's guaranteed 16
-            p["bk"] = 8
-    tiles = -(-M // p["bm"]) * -(-N // p["bn"])
-    # at least 64 of K per split, up to ~256 workgroups: 512^3 and 1024^3 through Vulkan on
-    # the H200 ran 4.3x and 1.9x faster split 8 and 4 ways than whole (the tuner's sweep)
-    if tiles < 128 and K >= 256:
-        most = min(64, 256 // tiles, K // 64)
-        p["split"] = 1 << (most.bit_length() - 1)
-    if not valid(p, acc, max_workgroup, shared_limit):
-        p = {**p, "bk": 4}
-    return p
-
-
-def stream_variant(out_t: ir.Type, M: int, N: int, K: int) -> dict[str, Any]:
-    """The stream form's heuristic for ``M`` <= 16 rows: a warp across 32 vectors of columns,
-    4 invocations along K, the columns per invocation as many as 64 registers of sums allow,
-    and K split until about 1024 workgroups run (each invocation keeping 4+ steps)."""
-    acc = acc_type(out_t)
-    words = matmul_stream.rows_of(M) * max(1, acc.itemsize // 4)
-    tn = max(1, min(4, matmul_stream.MAX_REGS // words))
-    p = {**DEFAULTS, **matmul_stream.PINNED, "form": "stream", "bn": 32 * tn, "tn": tn,
-         "bk": 4, "vec": 4 if tn == 4 else 1, "ky": 4}  # fmt: skip
-    most = max(1, min(64, 1024 // -(-N // p["bn"]), K // (4 * p["bk"] * p["ky"])))
-    p["split"] = 1 << (most.bit_length() - 1)
-    return p
-
-
-def one_pass_variant(out_t: ir.Type, M: int, N: int, K: int, max_workgroup: int = 256,
-                     shared_limit: int = SHARED_BYTES) -> dict[str, Any] | None:  # fmt: skip
-    """The stream form in one pass over K (no split, no second kernel summing partial
-    products): 16 invocations across columns and as many along K as the workgroup and its
-    tree's memory allow. A seed of the tuner's search, not a default: it wants workgroups of
-    1024 invocations (1 x 4096 x 4096 through Vulkan on the H200: 23.3 us against 26.1 for
-    the split default; lavapipe runs a workgroup on one CPU thread). None where none fits.
-
-    >>> from ruda._kernels import ir, matmul
-    >>> v = matmul.one_pass_variant(ir.F32, 1, 4096, 4096, 1024, 49152)
-    >>> v["split"], v["bn"], v["ky"], matmul.threads(v)
-    (1, 64, 64, 1024)
-    """
-    p = {**stream_variant(out_t, M, N, K), "split": 1}
-    p["bn"] = 16 * p["tn"]
-    acc = acc_type(out_t)
-    ky = min(VARIANTS["ky"][-1], max_workgroup // 16)
-    while ky > 1 and not valid({**p, "ky": ky}, acc, max_workgroup, shared_limit, M):
-        ky //= 2
-    return {**p, "ky": ky} if ky > 1 else None
-
-
 # -- problems -----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Problem:
@@ -297,7 +222,7 @@ def _name(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str, lb: str, nbatch: 
           p: dict[str, Any], va: int, vb: int) -> str:  # fmt: skip
     return (f"matmul_{a_t.name}_{b_t.name}_{out_t.name}_{la}{lb}_b{nbatch}_{p['bm']}x{p['bn']}"
             f"x{p['bk']}_{p['tm']}x{p['tn']}_v{va}{vb}_s{p['split']}_g{p['group']}"
-            f"_w{p['wide']}")  # fmt: skip
+            f"_w{p['wide']}{'_d' if p.get('direct') else ''}")  # fmt: skip
 
 
 class _Operand:
@@ -436,7 +361,7 @@ def _batch_offsets(nbatch: int, P: dict[str, Var], z: ir.Expr, za: Var, zb: Var)
 def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "n",
           nbatch: int = 0, bm: int = 128, bn: int = 128, bk: int = 8, tm: int = 8, tn: int = 8,
           va: int = 1, vb: int = 1, split: int = 1, group: int = 1,
-          wide: int = 1) -> ir.Kernel:  # fmt: skip
+          wide: int = 1, direct: int = 0) -> ir.Kernel:  # fmt: skip
     """The tiled product kernel (see the module docstring); ``va``/``vb``: vector lanes of the
     A and B loads (1 or 4; the plan checks the alignment they need).
 
@@ -452,7 +377,7 @@ def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "
     type.
     """
     p = {"bm": bm, "bn": bn, "bk": bk, "tm": tm, "tn": tn, "split": split, "group": group,
-         "wide": wide}  # fmt: skip
+         "wide": wide, "direct": direct}  # fmt: skip
     acc = acc_type(out_t)
     nt = (bm // tm) * (bn // tn)
     if (
@@ -506,9 +431,12 @@ def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "
 
     kt, slot = Var("kt", U32), Var("slot", U32)
     abase, bbase = Var("abase", U32), Var("bbase", U32)
+    # the next slice, in flight (stored into the other buffer now, or after the multiply)
+    fetch = loads(k_lo + (kt + 1) * bk)
+    put = A.store(lid, slot ^ 1) + B.store(lid, slot ^ 1)
     step: list[Any] = [
         Let(slot, kt & 1),
-        If(kt + 1 < nk, tuple(loads(k_lo + (kt + 1) * bk))),  # the next slice, in flight
+        If(kt + 1 < nk, tuple(fetch + put if direct else fetch)),
         Let(abase, slot * (bk * bm)),
         Let(bbase, slot * (bk * bn)),
     ]
@@ -519,7 +447,8 @@ def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "
         step += _shared_reads(B.sh, bv, bbase + kk * bn, bn, tn, wide, tx, f"b{kk}")
         step += [Assign(cs[i][j], _multiply_add(av[i], bv[j], cs[i][j]))
                  for i in range(tm) for j in range(tn)]  # fmt: skip
-    step.append(If(kt + 1 < nk, tuple(A.store(lid, slot ^ 1) + B.store(lid, slot ^ 1))))
+    if not direct:
+        step.append(If(kt + 1 < nk, tuple(put)))
     step.append(Barrier())
     body += [If(nk > 0, (*loads(k_lo), *A.store(lid, Const(0, U32)),
                          *B.store(lid, Const(0, U32)), Barrier()))]  # fmt: skip
@@ -562,8 +491,11 @@ def _u32(v: int) -> int:
 
 def plan(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, pr: Problem,
          variant: dict[str, Any] | None = None) -> Plan:  # fmt: skip
-    """The launches of ``pr`` with ``variant`` (default: ``default_variant``) over the named
-    buffers ``a``, ``b``, ``out`` (and a temporary of partial products when K is split)."""
+    """The launches of ``pr`` with ``variant`` (default: ``matmul_defaults.default_variant``)
+    over the named buffers ``a``, ``b``, ``out`` (and a temporary of partial products when K is
+    split)."""
+    from .matmul_defaults import default_variant, tiled_default  # (they build on this module)
+
     M, N, K = pr.M, pr.N, pr.K
     (sam, sak), (sbk, sbn) = pr.strides()
     la, lb = layout((sam, sak)), layout((sbk, sbn))
@@ -581,7 +513,7 @@ def plan(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, pr: Problem,
     tiles = ntn * ntm
     group = v["group"] if ntm > 1 and ntn > 1 else 1
     kern = build(a_t, b_t, out_t, la, lb, len(pr.batch), bm, bn, bk, v["tm"], v["tn"],
-                 va, vb, split, group, v["wide"])  # fmt: skip
+                 va, vb, split, group, v["wide"], v.get("direct", 0))  # fmt: skip
 
     def values(z0: int, groups: int, offo: int) -> list[int]:
         return [M, N, K, ntm, ntn, tiles, groups, pr.count, z0, kchunk, pr.a_offset, pr.b_offset,
@@ -633,27 +565,13 @@ def _tuning_problem(key: Any) -> Problem:
     return Problem(M, N, K, batch, (M * K,) * len(batch), (K * N,) * len(batch), sa, sb)
 
 
-def _anchors(out_t: ir.Type, M: int, N: int, K: int, t: Any) -> list[dict[str, Any]]:
-    """Seeds of the tuner's search besides the default, for thin products: each form's
-    heuristic and the one-pass stream variant."""
-    if M > matmul_stream.MAX_ROWS:
-        return []
-    one = one_pass_variant(out_t, M, N, K, t.max_workgroup, t.shared_bytes)
-    return [stream_variant(out_t, M, N, K), tiled_default(out_t, M, N, K), *([one] if one else [])]
-
-
-def key_default(key: Any) -> dict[str, Any]:
-    """``default_variant`` for a tuning key (what a backend launches with no decision)."""
-    out = {t.name: t for t in (*ir.ALL_TYPES, *ir.COMPLEX_TYPES)}[key.dtypes[-1]]
-    return default_variant(out, *key.shape[1:], lb=key.layout[1])
-
-
 def register_tuning() -> None:
     """Declare the ``matmul`` family to the autotuner (``tune.choose("matmul", key, target)``
     with ``tune.Key("matmul", (a, b, out), "nn", (batch, M, N, K))``)."""
     import numpy as np
 
     from . import tune
+    from .matmul_defaults import anchors, default_variant
 
     names = {t.name: t for t in (*ir.ALL_TYPES, *ir.COMPLEX_TYPES)}
 
@@ -695,12 +613,11 @@ def register_tuning() -> None:
         enumerate=lambda key, t: variants(acc_type(types(key)[2]), t.max_workgroup,
                                           t.shared_bytes, key.shape[1]),
         inputs=inputs, reference=reference,
-        anchors=lambda key, t: _anchors(types(key)[2], *key.shape[1:], t),
+        anchors=lambda key, t: anchors(types(key)[2], *key.shape[1:], t),
         output=lambda key: (ir.numpy_of(types(key)[2]), math.prod(key.shape[:3])),
     )  # fmt: skip
 
 
-__all__ = ["DEFAULTS", "VARIANTS", "Problem", "acc_type", "build", "build_sum",
-           "default_variant", "key_default", "launches", "layout", "one_pass_variant", "plan",
-           "register_tuning", "shared_bytes", "split_k", "stream_variant", "threads",
-           "tiled_default", "valid", "variants"]  # fmt: skip
+__all__ = ["DEFAULTS", "VARIANTS", "Problem", "acc_type", "build", "build_sum", "launches",
+           "layout", "plan", "register_tuning", "shared_bytes", "split_k", "threads", "valid",
+           "variants"]  # fmt: skip

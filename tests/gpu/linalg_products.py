@@ -188,6 +188,19 @@ def test_matmul_kernel_variants(gdev, rng) -> None:
         },
         {"bm": 32, "bn": 64, "bk": 4, "tm": 2, "tn": 4, "vec": 4, "split": 2, "group": 4},
         {"bm": 16, "bn": 128, "bk": 8, "tm": 1, "tn": 8, "vec": 4, "split": 1, "group": 4},
+        # the next slice stored as it arrives (no registers held across the multiply)
+        {
+            "bm": 16,
+            "bn": 64,
+            "bk": 16,
+            "tm": 8,
+            "tn": 4,
+            "vec": 4,
+            "split": 2,
+            "group": 1,
+            "wide": 4,
+            "direct": 1,
+        },
     ]
     old = products.variant
     try:
@@ -295,13 +308,13 @@ def test_split_partials_are_written_whole(gdev, rng, monkeypatch) -> None:
     reads it): scratch memory full of NaN never reaches the result, tiled or stream."""
     from ruda._array import _wrap
     from ruda._backends.gpu.matmul import Products
-    from ruda._kernels import ir, matmul
+    from ruda._kernels import ir, matmul, matmul_defaults
 
     need(gdev, "matmul")
     products = _kernel_products(gdev)
     m, n, k, split = 3, 130, 999, 8
-    stream = {**matmul.stream_variant(ir.F32, m, n, k), "split": split}
-    tiled = {**matmul.tiled_default(ir.F32, m, n, k), "split": split}
+    stream = {**matmul_defaults.stream_variant(ir.F32, m, n, k), "split": split}
+    tiled = {**matmul_defaults.tiled_default(ir.F32, m, n, k), "split": split}
     a, b = data("float32", (m, k), rng), data("float32", (k, n), rng)
     x, y = put(a, gdev), put(b, gdev)
     _stale_scratch(monkeypatch, gdev)

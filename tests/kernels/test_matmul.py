@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from ruda._kernels import cuda, ir, matmul, matmul_stream, nvrtc, wgsl
+from ruda._kernels import matmul_defaults as md
 
 from .runner import adapter_or_skip
 
@@ -19,7 +20,8 @@ SAMPLE = [
     dict(matmul.DEFAULTS),
     {"bm": 64, "bn": 64, "bk": 8, "tm": 4, "tn": 4, "vec": 4, "split": 4, "group": 8, "wide": 4},
     {"bm": 16, "bn": 128, "bk": 8, "tm": 1, "tn": 8, "vec": 1, "split": 1, "group": 1},
-    {"bm": 32, "bn": 32, "bk": 16, "tm": 2, "tn": 2, "vec": 4, "split": 2, "group": 4},
+    {"bm": 32, "bn": 32, "bk": 16, "tm": 2, "tn": 2, "vec": 4, "split": 2, "group": 4,
+     "direct": 1},
 ]  # fmt: skip
 
 
@@ -39,7 +41,7 @@ def _kernels(cross: bool = True) -> list[ir.Kernel]:
                 vb = lanes if lb != "s" else 1
                 args = {
                     k: {**matmul.DEFAULTS, **v}[k]
-                    for k in ("bm", "bn", "bk", "tm", "tn", "split", "group", "wide")
+                    for k in ("bm", "bn", "bk", "tm", "tn", "split", "group", "wide", "direct")
                 }
                 out.append(matmul.build(t, t, t, la, lb, 2 if la == "s" else 0, va=va, vb=vb,
                                         **args))  # fmt: skip
@@ -87,7 +89,7 @@ def test_variant_space():
     for t in (ir.F32, ir.F64, ir.F16, ir.I8, ir.BOOL):
         for shape in ((8192, 8192, 8192), (3, 5, 7), (1, 4096, 100000), (300, 1, 20),
                       (16, 4096, 11008), (4096, 16, 512)):  # fmt: skip
-            for p in (matmul.default_variant(t, *shape), matmul.tiled_default(t, *shape)):
+            for p in (md.default_variant(t, *shape), md.tiled_default(t, *shape)):
                 assert matmul.valid(p, matmul.acc_type(t), M=shape[0]), (t, shape, p)
     stream = [v for v in vs if v["form"] == "stream"]
     assert stream and all(v["ky"] > 1 or v["bn"] // v["tn"] >= 32 for v in stream)
@@ -95,12 +97,12 @@ def test_variant_space():
     thin = {**matmul.DEFAULTS, "form": "stream", "bm": 16, "tm": 1, "group": 1, "tn": 4, "ky": 2}
     assert matmul.valid(thin, ir.F32, M=16) and not matmul.valid(thin, ir.F32, M=17)
     assert not matmul.valid({**thin, "tn": 8}, ir.F32, M=16)  # 128 accumulators
-    assert matmul.default_variant(ir.F32, 1, 4096, 4096)["form"] == "stream"  # a GEMV
-    assert matmul.default_variant(ir.F32, 1, 4096, 4096, lb="t")["form"] == "tiled"  # B^T
-    assert matmul.default_variant(ir.F32, 16, 64, 4096)["form"] == "tiled"  # few columns
-    big = matmul.default_variant(ir.F32, 8192, 8192, 8192)
+    assert md.default_variant(ir.F32, 1, 4096, 4096)["form"] == "stream"  # a GEMV
+    assert md.default_variant(ir.F32, 1, 4096, 4096, lb="t")["form"] == "tiled"  # B^T
+    assert md.default_variant(ir.F32, 16, 64, 4096)["form"] == "tiled"  # few columns
+    big = md.default_variant(ir.F32, 8192, 8192, 8192)
     assert (big["bm"], big["bn"], big["tm"], big["tn"]) == (128, 128, 8, 8)
-    assert matmul.default_variant(ir.F32, 64, 64, 1 << 16)["split"] > 1
+    assert md.default_variant(ir.F32, 64, 64, 1 << 16)["split"] > 1
 
 
 def test_plans_split_and_vectorise():

@@ -27,6 +27,7 @@ from ... import _dtypes as dt
 from ..._dtypes import is_half, kind_of
 from ..._kernels import ir, tune
 from ..._kernels import matmul as km
+from ..._kernels.matmul_defaults import key_default
 from ..._ops import OPS
 from ..._promotion import promote
 from . import chunking
@@ -94,7 +95,7 @@ class Products:
         self.variant = variant or {}  # overrides every decision (tests)
         self._decided = tune.hot_memo()  # launch key -> stored decision or None
         km.register_tuning()
-        tune.set_backend_default("matmul", ops.kind, km.key_default)
+        tune.set_backend_default("matmul", ops.kind, key_default)
 
     # -- helpers -------------------------------------------------------------------------------
     def _sum(self, x: Any, axis: Any, dtype: Any = None, keepdims: bool = False) -> Any:
