@@ -342,28 +342,75 @@ def _distance(p: Params, d: Params) -> tuple[int, float]:
     return sum(p.get(k) != v for k, v in d.items()), far
 
 
+class _Nearness:
+    """``_distance`` from every candidate of ``cands`` to a seed, as one number (differences x
+    1000 + log distance: the first dominates, far < 1000). Per parameter, each distinct
+    value's distance is worked out once and spread with NumPy: a distance per candidate and
+    seed in Python took 5 s for matmul's 52k; the search asks again for each new best."""
+
+    def __init__(self, cands: list[Params]) -> None:
+        self.cands, self.n = cands, len(cands)
+        self._cols: dict[str, tuple[np.ndarray, list[Any]]] = {}
+
+    def _col(self, name: str) -> tuple[np.ndarray, list[Any]]:
+        if name not in self._cols:
+            index: dict[Any, int] = {}
+            col = (index.setdefault(p.get(name), len(index)) for p in self.cands)
+            self._cols[name] = (np.fromiter(col, np.int64, self.n), list(index))
+        return self._cols[name]
+
+    def __call__(self, seed: Params) -> np.ndarray:
+        out = np.zeros(self.n)
+        for name, v in seed.items():
+            codes, values = self._col(name)
+            one = [_distance({name: w}, {name: v}) for w in values]
+            out += np.array([d * 1000.0 + f for d, f in one])[codes]
+        return out
+
+
 def _nearest_first(cands: list[Params], seeds: list[Params],
                    vendor: Callable[[Params], bool]) -> np.ndarray:  # fmt: skip
     """The order of ``cands``: vendors first, then by ``_distance`` to the nearest seed (ties
-    keep their order). Per parameter, each distinct value's distance is worked out once and
-    spread with NumPy: a distance per candidate and seed in Python took 5 s for matmul's 52k."""
-    n = len(cands)
-    diff = np.zeros((len(seeds), n))
-    far = np.zeros((len(seeds), n))
-    for name in dict.fromkeys(k for s in seeds for k in s):
-        col = [p.get(name) for p in cands]
-        index: dict[Any, int] = {}
-        codes = np.fromiter((index.setdefault(v, len(index)) for v in col), np.int64, n)
-        for i, s in enumerate(seeds):
-            if name not in s:
-                continue
-            one = [_distance({name: v}, {name: s[name]}) for v in index]
-            diff[i] += np.array([d for d, _ in one], float)[codes]
-            far[i] += np.array([f for _, f in one])[codes]
-    # (differences, log distance) compared as a pair: the first dominates (far < 1000)
-    near = (diff * 1000.0 + far).min(axis=0) if seeds else np.zeros(n)
+    keep their order)."""
+    near = _Nearness(cands)
+    d = np.min([near(s) for s in seeds], axis=0) if seeds else np.zeros(len(cands))
     last = np.array([not vendor(p) for p in cands], float) * 1e9
-    return np.argsort(last + near, kind="stable")
+    return np.argsort(last + d, kind="stable")
+
+
+class _Order:
+    """The search's walk over ``cands``: nearest to the seeds first (``_nearest_first``), and
+    each time a candidate beats every one timed before it, the rest re-sorted so that its own
+    neighbours come next (ahead of the seeds' at the same distance): the walk climbs from
+    the best point found so far, not only out from where it started."""
+
+    BONUS = 500.0  # half a differing parameter: the best's neighbours win ties with the seeds'
+
+    def __init__(self, cands: list[Params], seeds: list[Params],
+                 vendor: Callable[[Params], bool]) -> None:  # fmt: skip
+        self.cands, self.near = cands, _Nearness(cands)
+        n = len(cands)
+        self.d = np.min([self.near(s) for s in seeds], axis=0) if seeds else np.zeros(n)
+        self.last = np.array([not vendor(p) for p in cands], float) * 1e9
+        self.order = list(np.argsort(self.last + self.d, kind="stable"))
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    def __getitem__(self, i: int) -> Params:
+        return self.cands[self.order[i]]
+
+    def upcoming(self, start: int, stop: int) -> list[Params]:
+        return [self.cands[j] for j in self.order[start:stop]]
+
+    def climb(self, best: Params, done: int) -> None:
+        """Re-sort the candidates after the first ``done`` around ``best`` as well."""
+        rest = np.array(self.order[done:], np.int64)
+        if not len(rest):
+            return
+        self.d = np.minimum(self.d, self.near(best) - self.BONUS)
+        rest = rest[np.argsort(self.last[rest] + self.d[rest], kind="stable")]
+        self.order[done:] = list(rest)
 
 
 def _tolerance(out: str) -> float:
@@ -550,11 +597,13 @@ def tune(family: str, key: Key, target: Target, runner: Any, *, budget_s: float 
          seed: int = 0) -> Decision:  # fmt: skip
     """Search ``family``'s space for ``key`` on ``runner``'s device and store the winner.
 
-    The default runs first and is checked against NumPy's reference; every other candidate is
-    compiled, run once (warm-up), checked against the default's output (a mismatch or a failure
-    rejects it), then timed; one ``STOP_RATIO`` times slower than the best so far stops there.
-    Successive halving then re-times the better half with twice the runs until one is left or
-    the budget is spent. The winner must beat the default by ``MARGIN``, else the default stays.
+    The default runs first and is checked against NumPy's reference; every other candidate
+    (nearest to the default and the family's anchors first, and after each new best, nearest
+    to it: ``_Order``) is compiled, run once (warm-up), checked against the default's output (a
+    mismatch or a failure rejects it), then timed; one ``STOP_RATIO`` times slower than the best
+    so far stops there. Successive halving then re-times the better half with twice the runs
+    until one is left or the budget is spent. The winner must beat the default by ``MARGIN``,
+    else the default stays.
     """
     try:
         return _search(family, key, target, runner, budget_s, candidates, persist, seed)
@@ -584,7 +633,7 @@ def _search(family: str, key: Key, target: Target, runner: Any, budget_s: float 
     vendor = lambda p: native is not None and p[ALGORITHM] != native  # noqa: E731
     seeds = [anchor, *(fam.anchors(key, target) if fam.anchors else ())]
     seeds = [s if native is None else {**s, ALGORITHM: native} for s in seeds]
-    others = [others[i] for i in _nearest_first(others, seeds, vendor)]
+    walk = _Order(others, seeds, vendor)
     total = len(others) + 1
     _emit("start", family=family, key=key, total=total)
     if fam.inputs is None or fam.output is None:
@@ -607,11 +656,12 @@ def _search(family: str, key: Key, target: Target, runner: Any, budget_s: float 
     prefetch, depth, ahead = getattr(runner, "prefetch", None), 0, 0
     if prefetch is not None:
         depth = int(getattr(runner, "prefetch_depth", 1))
-    for i, p in enumerate(others):
+    for i in range(len(walk)):
         if time.perf_counter() > deadline:
             break
+        p = walk[i]
         tried += 1
-        for q in others[max(ahead, i + 1) : i + 1 + depth]:  # the next ones compile meanwhile
+        for q in walk.upcoming(max(ahead, i + 1), i + 1 + depth):  # they compile meanwhile
             with contextlib.suppress(Exception):  # its own prepare() below reports a failure
                 prefetch(fam.make(q, key))  # type: ignore[misc]
         ahead = max(ahead, i + 1 + depth)
@@ -627,8 +677,12 @@ def _search(family: str, key: Key, target: Target, runner: Any, budget_s: float 
             rejected.append((p, "output differs from the reference"))
             continue
         t = _median_time(cand, REPS)
-        if t <= STOP_RATIO * min(a[2] for a in alive):
+        fastest = min(a[2] for a in alive)
+        if t <= STOP_RATIO * fastest:
             alive.append([p, cand, t])
+        if t < fastest:  # a new best: its neighbours next (those compiling ahead stay queued)
+            walk.climb(p, i + 1)
+            ahead = i + 1
     dflt = alive[0]
     reps = REPS
     while time.perf_counter() < deadline:  # successive halving; the default is the baseline

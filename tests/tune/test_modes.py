@@ -169,3 +169,25 @@ def test_the_search_order_is_nearest_first():
     got = [cands[i] for i in tune._nearest_first(cands, seeds, vendor)]
     assert got == want and got[0] == {"algorithm": "blas"}
     assert got[1] in seeds or min(tune._distance(got[1], s) for s in seeds)[0] <= 1
+
+
+def test_the_search_climbs_from_each_new_best():
+    """After a new best, the walk's next candidates are that point's own neighbours (ahead of
+    the seeds' at the same distance); what was walked already keeps its place."""
+    from ruda._kernels import matmul
+
+    matmul.register_tuning()
+    fam = tune.FAMILIES["matmul"]
+    t = tune.Target("wgpu", "doc", "v", frozenset(), 256)
+    key = tune.Key("matmul", ("f32",) * 3, "nn", (1, 512, 512, 512))
+    default = fam.heuristic(key, t)
+    cands = [p for p in fam.candidates(key, t) if p != default]
+    walk = tune._Order(cands, [default], lambda p: False)
+    far = max(range(len(walk)), key=lambda i: tune._distance(walk[i], default))
+    best, walked = walk[far], walk.upcoming(0, 10)
+    assert tune._distance(best, default)[0] >= 3  # a point the first pass reaches late
+    walk.climb(best, 10)
+    assert walk.upcoming(0, 10) == walked
+    step = [tune._distance(p, best) for p in walk.upcoming(10, 31) if p != best]
+    assert step == sorted(step) and step[0][0] == 1, step
+    assert sorted(map(str, walk.upcoming(0, len(walk)))) == sorted(map(str, cands))
