@@ -201,6 +201,19 @@ def test_matmul_kernel_variants(gdev, rng) -> None:
             "wide": 4,
             "direct": 1,
         },
+        # the slice's rows walked by a loop, 4 a pass (not unrolled)
+        {
+            "bm": 32,
+            "bn": 64,
+            "bk": 16,
+            "tm": 4,
+            "tn": 8,
+            "vec": 4,
+            "split": 1,
+            "group": 1,
+            "wide": 4,
+            "ku": 4,
+        },
     ]
     old = products.variant
     try:

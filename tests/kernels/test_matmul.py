@@ -22,6 +22,8 @@ SAMPLE = [
     {"bm": 16, "bn": 128, "bk": 8, "tm": 1, "tn": 8, "vec": 1, "split": 1, "group": 1},
     {"bm": 32, "bn": 32, "bk": 16, "tm": 2, "tn": 2, "vec": 4, "split": 2, "group": 4,
      "direct": 1},
+    {"bm": 64, "bn": 64, "bk": 16, "tm": 8, "tn": 8, "vec": 4, "split": 1, "group": 8, "wide": 4,
+     "ku": 2},
 ]  # fmt: skip
 
 
@@ -41,7 +43,18 @@ def _kernels(cross: bool = True) -> list[ir.Kernel]:
                 vb = lanes if lb != "s" else 1
                 args = {
                     k: {**matmul.DEFAULTS, **v}[k]
-                    for k in ("bm", "bn", "bk", "tm", "tn", "split", "group", "wide", "direct")
+                    for k in (
+                        "bm",
+                        "bn",
+                        "bk",
+                        "tm",
+                        "tn",
+                        "split",
+                        "group",
+                        "wide",
+                        "direct",
+                        "ku",
+                    )
                 }
                 out.append(matmul.build(t, t, t, la, lb, 2 if la == "s" else 0, va=va, vb=vb,
                                         **args))  # fmt: skip
