@@ -167,10 +167,10 @@ def _variants(acc: ir.Type, max_workgroup: int, shared_limit: int,
         if (form == "stream" and not rows) or any(v not in VARIANTS[k] for k, v in fixed.items()):
             continue
         axes = [(fixed[k],) if k in fixed else vs for k, vs in VARIANTS.items()]
+        more = () if form == "stream" else VARIANTS["ku"][1:]
         for vals in itertools.product(*axes):
             p = dict(zip(VARIANTS, vals, strict=True))
             if valid(p, acc, max_workgroup, shared_limit, rows or matmul_stream.MAX_ROWS + 1):
-                more = [] if form == "stream" else VARIANTS["ku"][1:]
                 group = [p, *({**p, "ku": u} for u in more if _ku_fits(u, p["bk"]))]
                 groups.append((tuple(order[n][p[n]] for n in names), group))
     groups.sort(key=lambda g: g[0])
@@ -404,7 +404,7 @@ def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "
         or (va > 1 and la == "s")
         or (vb > 1 and lb == "s")
         or (wide > 1 and (tm % wide or tn % wide))
-        or (ku and bk % ku)
+        or not _ku_fits(ku, bk)
     ):
         raise ValueError(f"ruda kernels: no matmul variant {p} va={va} vb={vb} {la}{lb}")
     a = ir.Buffer("a", a_t, 0, lanes=va)

@@ -23,6 +23,11 @@ from .ir import F32
 from .matmul import DEFAULTS, SHARED_BYTES, VARIANTS, acc_type, shared_bytes, valid
 
 
+def _pow2_floor(n: int) -> int:
+    """The largest power of two <= ``n`` (>= 1): the K splits."""
+    return 1 << (n.bit_length() - 1)
+
+
 def default_variant(out_t: ir.Type, M: int, N: int, K: int, max_workgroup: int = 256,
                     shared_limit: int = SHARED_BYTES, lb: str = "n") -> dict[str, Any]:  # fmt: skip
     """The heuristic: the stream form (``stream_variant``) for at most 16 rows by 128 or more
@@ -59,7 +64,7 @@ def tiled_default(out_t: ir.Type, M: int, N: int, K: int, max_workgroup: int = 2
     # the H200 ran 4.3x and 1.9x faster split 8 and 4 ways than whole (the tuner's sweep)
     if tiles < 128 and K >= 256:
         most = min(64, 256 // tiles, K // 64)
-        p["split"] = 1 << (most.bit_length() - 1)
+        p["split"] = _pow2_floor(most)
     if not valid(p, acc, max_workgroup, shared_limit):
         p = {**p, "bk": 4}
     return p
@@ -75,7 +80,7 @@ def stream_variant(out_t: ir.Type, M: int, N: int, K: int) -> dict[str, Any]:
     p = {**DEFAULTS, **matmul_stream.PINNED, "form": "stream", "bn": 32 * tn, "tn": tn,
          "bk": 4, "vec": 4 if tn == 4 else 1, "ky": 4}  # fmt: skip
     most = max(1, min(64, 1024 // -(-N // p["bn"]), K // (4 * p["bk"] * p["ky"])))
-    p["split"] = 1 << (most.bit_length() - 1)
+    p["split"] = _pow2_floor(most)
     return p
 
 
@@ -117,7 +122,7 @@ def thin_tiled_variant(out_t: ir.Type, M: int, N: int, K: int, max_workgroup: in
     p = {**tiled_default(out_t, M, N, K, max_workgroup, shared_limit), "bm": 16, "bn": 128,
          "bk": 8, "tm": 8, "tn": 8, "wide": 1, "group": 1, "ku": 2}  # fmt: skip
     most = max(1, min(64, 2048 // -(-N // 128), K // 128))
-    p["split"] = 1 << (most.bit_length() - 1)
+    p["split"] = _pow2_floor(most)
     return p if valid(p, acc_type(out_t), max_workgroup, shared_limit, M) else None
 
 

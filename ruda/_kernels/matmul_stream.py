@@ -36,14 +36,8 @@ from .reduce import Plan
 MAX_ROWS = 16
 MAX_REGS = 64  # 32-bit registers of sums per invocation (rows x tn accumulators)
 MAX_HELD = 32  # B's values held a step ahead (``pipe``): bk x tn
-PINNED = {
-    "bm": 16,
-    "tm": 1,
-    "group": 1,
-    "wide": 1,
-    "direct": 0,
-    "ku": 0,
-}  # tiled-only: one value here
+# the tiled form's own parameters: one value here
+PINNED = {"bm": 16, "tm": 1, "group": 1, "wide": 1, "direct": 0, "ku": 0}
 
 
 def rows_of(M: int) -> int:

@@ -25,6 +25,7 @@ SAMPLE = [
     {"bm": 64, "bn": 64, "bk": 16, "tm": 8, "tn": 8, "vec": 4, "split": 1, "group": 8, "wide": 4,
      "ku": 2},
 ]  # fmt: skip
+BUILD_ARGS = ("bm", "bn", "bk", "tm", "tn", "split", "group", "wide", "direct", "ku")
 
 
 def _kernels(cross: bool = True) -> list[ir.Kernel]:
@@ -41,21 +42,7 @@ def _kernels(cross: bool = True) -> list[ir.Kernel]:
                 lanes = v["vec"] if t in (ir.F32, ir.I32, ir.U32) else 1
                 va = lanes if la != "s" else 1
                 vb = lanes if lb != "s" else 1
-                args = {
-                    k: {**matmul.DEFAULTS, **v}[k]
-                    for k in (
-                        "bm",
-                        "bn",
-                        "bk",
-                        "tm",
-                        "tn",
-                        "split",
-                        "group",
-                        "wide",
-                        "direct",
-                        "ku",
-                    )
-                }
+                args = {k: {**matmul.DEFAULTS, **v}[k] for k in BUILD_ARGS}
                 out.append(matmul.build(t, t, t, la, lb, 2 if la == "s" else 0, va=va, vb=vb,
                                         **args))  # fmt: skip
             if matmul.valid(SAMPLE[1], acc):
