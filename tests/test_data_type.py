@@ -24,6 +24,21 @@ def test_astype(device, src, dst):
     assert_close(ruda.astype(x, dst), a.astype(dst.dtype), device=device)
 
 
+def test_float64_to_float16_rounds_once(device, rng):
+    """float64 -> float16 is rounded once, as NumPy rounds: values just past a float16 midpoint,
+    which rounding through float32 first would round back onto the tie (and then to even)."""
+    h = (rng.standard_normal(200) * 100).astype(numpy.float16)
+    up = numpy.nextafter(h, numpy.float16(numpy.inf)).astype(numpy.float64)
+    mid = (h.astype(numpy.float64) + up) / 2
+    a = numpy.concatenate([mid * (1 + 2.0**-30), mid * (1 - 2.0**-30), mid,
+                           [numpy.nan, numpy.inf, -numpy.inf, -0.0, 1e300, -1e-300, 65519.99,
+                            65520.0, 2.0**-25 * (1 + 2.0**-40), 2.0**-25]])  # fmt: skip
+    x = put(a, device)
+    got = numpy.asarray(ruda.astype(x, ruda.float16).to_device("cpu"))
+    numpy.testing.assert_array_equal(got, a.astype(numpy.float16))
+    assert numpy.array_equal(numpy.signbit(got), numpy.signbit(a.astype(numpy.float16)))
+
+
 def test_astype_copy_and_device(device, rng):
     x = put(rng.standard_normal(4), device)
     assert ruda.astype(x, ruda.float64, copy=False) is x

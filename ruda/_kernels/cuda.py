@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import ir
+from . import ir, mathlib
 from .render import CLike
 
 _BUILTINS = {
@@ -77,6 +77,8 @@ class CUDA(CLike):
             x = f"{_TO_F32[e.a.type]}({x})"
             if e.type is ir.F32:
                 return x
+        if e.type is ir.F16 and e.a.type is ir.F64:  # rounded once, as NumPy does
+            return f"ruda_f2h({self.expr(mathlib.f32_odd()(e.a))})"
         if e.type.is_half:  # float64 rounds through float32 (as ml_dtypes rounds to bfloat16)
             return f"{_FROM_F32[e.type]}((float)({x}))"
         dst = e.type

@@ -128,6 +128,27 @@ def _fn(name: str, t: ir.Type, params: str) -> tuple[str, tuple]:
 
 # -- helper functions -----------------------------------------------------------------------
 @cache
+def f32_odd() -> ir.Function:
+    """f64 -> f32 rounded to odd: an inexact result is truncated and gets its last bit set.
+    Rounding that to a format of 22 bits or fewer (f16's 11) gives what rounding once from f64
+    would; rounding to nearest twice can land on the wrong side of a tie (-55.2656251 gave
+    -55.25 in float16, not -55.28125)."""
+    v, r, w, b = Var("v", F64), Var("r", F32), Var("w", F64), Var("b", U32)
+    below = ir.call("fabs", w) > ir.call("fabs", v)  # r's magnitude past v's: one step back
+    body = (
+        Let(r, ir.cast(v, F32)),
+        If(isnan(v), (Return(r),)),
+        Let(w, ir.cast(r, F64)),
+        If(w.ne(v), (
+            Let(b, ir.Bitcast(r, U32)),
+            Return(ir.Bitcast(ir.select(below, b - 1, b) | 1, F32)),
+        )),
+        Return(r),
+    )  # fmt: skip
+    return ir.Function("ruda_f32_odd", (v,), F32, body)
+
+
+@cache
 def log1p(t: ir.Type) -> ir.Function:
     """log(1 + x) to full precision (Goldberg: log(u) * x / (u - 1) with u = 1 + x)."""
     name, (x,) = _fn("ruda_log1p", t, "x")

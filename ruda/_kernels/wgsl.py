@@ -246,6 +246,8 @@ class WGSL(CLike):
 
     def _e_cast(self, e: ir.Cast) -> str:
         src, dst = e.a.type, e.type
+        if src is ir.F64 and dst is ir.F16:  # rounded once (lavapipe rounds through f32)
+            return f"f16({self.expr(mathlib.f32_odd()(e.a))})"
         if self.exact and (self.flush or self.div32) and {src, dst} == {ir.F32, ir.F64}:
             helper = exactmath.widen() if src is ir.F32 else exactmath.narrow()
             return super()._e_call(helper(e.a))
