@@ -71,7 +71,10 @@ def main() -> int:
     runner = be.runner()
     out = (numpy.float32, args.groups * args.wg)
     cands = {}
-    for size in (int(s) for s in args.sizes.split(",")):
+    sizes = [int(s) for s in args.sizes.split(",")]
+    if min(sizes) < args.wg:  # each invocation stores its own element
+        p.error(f"--sizes must be at least --wg ({args.wg}) floats")
+    for size in sizes:
         plan = Plan([Launch(kernel(size, args.wg, args.work), ("out",), (), args.groups)])
         cands[f"{size} floats"] = runner.prepare(plan, {}, out)
     for c in cands.values():
