@@ -1,12 +1,15 @@
-"""What a workgroup's memory costs before its first instruction: WGSL zero-fills ``var<workgroup>``.
+"""What a workgroup's memory costs: its zero fill, and how many such workgroups run at once.
 
 WebGPU requires workgroup memory to start at zero, so wgpu (or the Vulkan driver) fills it at
-each workgroup's start. A split matmul launches many short workgroups; this probe times a
-kernel that does almost nothing, launched as many workgroups of 32 invocations each declaring
-``--sizes`` floats of workgroup memory, so the fill shows as the time over the smallest size.
+each workgroup's start, and the memory a workgroup declares bounds how many run at once on a
+multiprocessor. This probe times a kernel launched as ``--groups`` workgroups of ``--wg``
+invocations, each declaring ``--sizes`` floats of workgroup memory and doing ``--work``
+dependent multiply-adds per invocation. With no work the fill shows as the time over the
+smallest size; with work, a time that steps up with the size says fewer workgroups fit at once
+(compare sizes on one backend: the two compilers treat the loop differently).
 
-    RUDA_WGPU=experimental python3 benchmarks/wgpu_shared_probe.py --groups 2048 \\
-        --sizes 32,2304,4096,8192 --json build/shared_probe.json
+    RUDA_WGPU=experimental python3 benchmarks/wgpu_shared_probe.py --groups 8448 \\
+        --sizes 32,2304,4608,9216 --work 4000 --json build/shared_probe.json
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ def kernel(size: int, wg: int, work: int) -> Any:
             ir.Const(work, U32),
             ir.Const(1, U32),
             (Assign(x, ir.call("fma", x, ir.Const(0.5, F32), ir.Const(0.0, F32))),),
-        ),  # fmt: skip
+        ),
         ir.store(sh, lid, ir.cast(lid, F32)),
         Barrier(),
         ir.store(
@@ -58,7 +61,7 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--groups", type=int, default=2048)
     p.add_argument("--wg", type=int, default=32)
-    p.add_argument("--sizes", default="32,2304,4096,8192")
+    p.add_argument("--sizes", default="32,2304,4608,9216")
     p.add_argument("--work", type=int, default=0)
     p.add_argument("--backend", choices=("cuda", "wgpu"), default="wgpu")
     p.add_argument("--rounds", type=int, default=3)
@@ -77,8 +80,8 @@ def main() -> int:
     for size in sizes:
         plan = Plan([Launch(kernel(size, args.wg, args.work), ("out",), (), args.groups)])
         cands[f"{size} floats"] = runner.prepare(plan, {}, out)
+    want = (numpy.arange(args.wg, dtype=numpy.float32) + 1) % args.wg + 1
     for c in cands.values():
-        want = (numpy.arange(args.wg, dtype=numpy.float32) + 1) % args.wg + 1
         got = numpy.asarray(c.output()).reshape(args.groups, args.wg)
         assert (got == want).all(), "the probe kernel computed the wrong values"
     first = next(iter(cands))
