@@ -156,7 +156,6 @@ static VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice pd, const VkDeviceCreat
     if (!devs[i].device) {
       Dev *d = &devs[i];
       d->device = *out;
-      d->capture = enable;
       d->gdpa = gdpa;
       d->destroy = (PFN_vkDestroyDevice)gdpa(*out, "vkDestroyDevice");
       d->create_module = (PFN_vkCreateShaderModule)gdpa(*out, "vkCreateShaderModule");
