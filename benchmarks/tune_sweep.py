@@ -91,10 +91,12 @@ class Backend:
 
     def space(self, family: str, key: Any) -> tuple[list[dict[str, Any]], float]:
         """The family's valid variants for ``key`` and the seconds enumerating them took, once
-        per dtypes and layout (these families' constraints do not read the shape)."""
+        per key: matmul's space reads the rows (the stream form and its row groups only for 16
+        or fewer; until 2026-12-06 one space per dtypes and layout served every shape, so a
+        sweep's later keys searched its first key's space)."""
         from ruda._kernels import tune
 
-        k = (family, key.dtypes, key.layout)
+        k = (family, key.dtypes, key.layout, key.shape)
         if k not in self.spaces:
             t0 = time.perf_counter()
             pool = tune.FAMILIES[family].candidates(key, self.target)

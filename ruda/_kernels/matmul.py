@@ -21,8 +21,8 @@ decision is stored come from ``matmul_defaults``.
 ``form`` picks the kernel: ``"tiled"`` (the above) or ``"stream"`` for products of at most 16
 rows (``ruda._kernels.matmul_stream``: B read once, straight into registers; it reads ``bn``,
 ``tn``, ``bk``, ``vec``, ``split``, ``ky``, invocations side by side along K, ``stage``,
-A's values staged through workgroup memory: the tiled kernel stages both operands, and
-``pipe``, B's next step loaded ahead into registers).
+A's values staged through workgroup memory: the tiled kernel stages both operands, ``pipe``,
+B's next step loaded ahead into registers, and ``rg``, the rows shared among invocations).
 
 Operand layouts (``la``, ``lb``): ``"n"`` the contraction runs along memory (A's rows, B's
 columns contiguous: C-ordered matrices), ``"t"`` the other dimension is contiguous (a transposed
@@ -62,12 +62,13 @@ VARIANTS: dict[str, tuple[Any, ...]] = {
     "tm": (1, 2, 4, 8), "tn": (1, 2, 4, 8), "vec": (1, 4), "split": (1, 2, 4, 8, 16, 32, 64),
     "group": (1, 4, 8, 16), "wide": (1, 4), "form": ("tiled", "stream"),
     "ky": (1, 2, 4, 8, 16, 32, 64, 128), "stage": (0, 1), "pipe": (0, 1), "direct": (0, 1),
+    "rg": (1, 2, 4, 8, 16),
     "ku": (0, 1, 2, 4),  # last: _variants adds it to each point checked without it
 }  # fmt: skip
 # 256 invocations of 8 x 8 outputs on 128 x 128 tiles: 16 KiB of double-buffered f32 slices.
 DEFAULTS: dict[str, Any] = {"bm": 128, "bn": 128, "bk": 8, "tm": 8, "tn": 8, "vec": 4, "split": 1,
                             "group": 8, "wide": 1, "form": "tiled", "ky": 1,
-                            "stage": 0, "pipe": 0, "direct": 0, "ku": 0}  # fmt: skip
+                            "stage": 0, "pipe": 0, "direct": 0, "rg": 1, "ku": 0}  # fmt: skip
 SHARED_BYTES = 16384  # WebGPU's guaranteed workgroup memory
 MAX_GROUPS = 65535
 _VECTOR_TYPES = (ir.F32, ir.I32, ir.U32)  # lanes the renderers can load as one vector
@@ -119,7 +120,7 @@ def valid(p: dict[str, Any], acc: ir.Type, max_workgroup: int = 256,
     is not a redundant point)."""
     if _stream(p):
         return matmul_stream.valid(p, acc, max_workgroup, shared_limit, M)
-    if p.get("ky", 1) != 1 or p.get("stage", 0) or p.get("pipe", 0):  # the stream form's
+    if p.get("ky", 1) != 1 or p.get("stage", 0) or p.get("pipe", 0) or p.get("rg", 1) != 1:
         return False
     t = threads(p)
     if p["tm"] > p["bm"] or p["tn"] > p["bn"] or not 32 <= t <= max_workgroup:
@@ -144,7 +145,7 @@ def variants(acc: ir.Type = F32, max_workgroup: int = 256, shared_limit: int = S
 
 
 # each form's one value of the other form's parameters
-_FIXED = {"tiled": {"ky": 1, "stage": 0, "pipe": 0}, "stream": matmul_stream.PINNED}
+_FIXED = {"tiled": {"ky": 1, "stage": 0, "pipe": 0, "rg": 1}, "stream": matmul_stream.PINNED}
 
 
 def _ku_fits(ku: int, bk: int) -> bool:

@@ -10,8 +10,11 @@ mostly lie past ``M``; here each invocation owns ``tn`` columns of ``C`` (as vec
 row M - 1 and never stored), and walks its K range ``bk`` rows at a time straight from global
 memory; ``A``'s few values are the same across the workgroup and come from the cache. ``ky``
 invocations side by side along K each take every ``ky``-th step; a tree in workgroup memory then
-adds their partial sums. ``stage`` 1 stages A's values through workgroup memory: the
-invocations of a workgroup load them once between them, not each on its own.
+adds their partial sums. ``rg`` > 1 shares the rows among ``rg`` invocations of a warp
+(``rows / rg`` each, side by side after the ``bn / tn`` along N): fewer sums an invocation, and
+the invocations of a row group read the same B vectors in one load. ``stage`` 1 stages A's
+values through workgroup memory: the invocations of a workgroup load them once between them,
+not each on its own.
 ``split`` > 1 splits K across workgroups as the tiled kernel does (the
 partial products, then ``matmul.build_sum``).
 
@@ -46,7 +49,7 @@ def rows_of(M: int) -> int:
 
 
 def threads(p: dict[str, Any]) -> int:
-    return p["bn"] // p["tn"] * p["ky"]
+    return p["bn"] // p["tn"] * p["ky"] * p.get("rg", 1)
 
 
 def shared_bytes(p: dict[str, Any], acc: ir.Type, M: int = MAX_ROWS) -> int:
@@ -60,9 +63,12 @@ def valid(p: dict[str, Any], acc: ir.Type, max_workgroup: int, shared_limit: int
           M: int = MAX_ROWS) -> bool:  # fmt: skip
     """Whether stream variant ``p`` fits these limits for ``M`` rows (the tiled kernel's own
     parameters pinned, so no two points build the same kernel)."""
+    rg = p.get("rg", 1)
     if any(p.get(k, v) != v for k, v in PINNED.items()) or M > MAX_ROWS or p["bk"] > 8:
         return False
-    words = rows_of(M) * p["tn"] * max(1, acc.itemsize // 4)  # 32-bit registers of sums
+    if rg > rows_of(M):  # (both powers of two: rg divides the rows)
+        return False
+    words = rows_of(M) // rg * p["tn"] * max(1, acc.itemsize // 4)  # 32-bit registers of sums
     if p["tn"] > p["bn"] or p["tn"] % p["vec"] or words > MAX_REGS:
         return False
     if p.get("pipe", 0) and (p.get("stage", 0) or p["bk"] * p["tn"] > MAX_HELD):
@@ -72,29 +78,32 @@ def valid(p: dict[str, Any], acc: ir.Type, max_workgroup: int, shared_limit: int
 
 def _name(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str, lb: str, nbatch: int, rows: int,
           bn: int, tn: int, bk: int, ky: int, va: int, vb: int, split: int,
-          stage: int, pipe: int) -> str:  # fmt: skip
+          stage: int, pipe: int, rg: int) -> str:  # fmt: skip
     return (
         f"matmul_stream_{a_t.name}_{b_t.name}_{out_t.name}_{la}{lb}_b{nbatch}_r{rows}_{bn}x"
         f"{tn}x{bk}_ky{ky}_v{va}{vb}_s{split}{'_a' if stage else ''}{'_p' if pipe else ''}"
+        f"{f'_g{rg}' if rg > 1 else ''}"
     )
 
 
 @cache
 def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "n",
           nbatch: int = 0, rows: int = 1, bn: int = 128, tn: int = 4, bk: int = 4, ky: int = 1,
-          va: int = 1, vb: int = 1, split: int = 1, stage: int = 0,
-          pipe: int = 0) -> ir.Kernel:  # fmt: skip
+          va: int = 1, vb: int = 1, split: int = 1, stage: int = 0, pipe: int = 0,
+          rg: int = 1) -> ir.Kernel:  # fmt: skip
     """The stream kernel (see the module docstring); ``va``/``vb``: vector lanes of A's loads
     along K and B's along N (the plan checks their alignment). Params as the tiled kernel's
     (``matmul.build``) less ``ntm`` and ``tiles``: ``ntn`` tiles of ``bn`` columns. ``stage``
     1 stages A through workgroup memory (``ky`` steps at a time); ``pipe`` 1 loads B's next
-    step into registers before multiplying the current one (not with ``stage``)."""
+    step into registers before multiplying the current one (not with ``stage``); ``rg``
+    invocations share the ``rows``."""
     from . import matmul as mm
     from .matmul import _batch_offsets, _finish, _multiply_add, acc_type
 
     acc = acc_type(out_t)
     nx = bn // tn  # invocations along N
-    if bn % tn or tn % vb or bk % va or rows > MAX_ROWS or (pipe and stage):
+    per = rows // max(1, rg)  # rows of an invocation
+    if bn % tn or tn % vb or bk % va or rows > MAX_ROWS or (pipe and stage) or per * rg != rows:
         raise ValueError(f"ruda kernels: no stream matmul {bn}x{tn}x{bk} v{va}{vb} r{rows}")
     a = ir.Buffer("a", a_t, 0, lanes=va)
     b = ir.Buffer("b", b_t, 1, lanes=vb)
@@ -105,7 +114,7 @@ def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "
     params = tuple(ir.Param(n, U32) for n in names)
     P = {q.name: q.var for q in params}
     lid = ir.Builtin("lid")
-    g, rest, sp, z, tx, ty = (Var(n, U32) for n in ("g", "rest", "sp", "z", "tx", "ty"))
+    g, rest, sp, z, tx, ty, tr = (Var(n, U32) for n in ("g", "rest", "sp", "z", "tx", "ty", "tr"))
     k_lo, k_hi, nfull, za, zb = (Var(n, U32) for n in ("k_lo", "k_hi", "nfull", "za", "zb"))
     body: list[Any] = [
         Let(g, ir.Builtin("wid", 0) + ir.Builtin("wid", 1) * ir.Builtin("nwg", 0)),
@@ -117,7 +126,8 @@ def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "
         Let(k_hi, ir.call("min", k_lo + P["kchunk"], P["K"])),
         Let(nfull, ir.select(k_hi > k_lo, (k_hi - k_lo) / bk, Const(0, U32))),
         Let(tx, lid % nx),
-        Let(ty, lid / nx),
+        Let(tr, (lid / nx) % rg if rg > 1 else Const(0, U32)),  # the row group
+        Let(ty, lid / (nx * rg)),
         *_batch_offsets(nbatch, P, z, za, zb),
     ]
     # column of each of the invocation's B vectors; loads clamp to the last whole vector (its
@@ -129,10 +139,12 @@ def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "
     for j in range(nvec):
         body += [Let(cols[j], (g % P["ntn"]) * bn + j * (nx * vb) + tx * vb),
                  Let(bcols[j], ir.call("min", cols[j], last))]  # fmt: skip
-    arow = [Var(f"arow{m}", U32) for m in range(rows)]
-    body += [Let(arow[m], za + ir.call("min", Const(m, U32), P["M"] - 1) * P["sam"])
-             for m in range(rows)]  # fmt: skip
-    cs = [[Var(f"c{m}_{c}", acc) for c in range(tn)] for m in range(rows)]
+    # the invocation's rows: its group's ``per`` neighbours (constants where one group has all)
+    row = [tr * per + m if rg > 1 else Const(m, U32) for m in range(per)]
+    arow = [Var(f"arow{m}", U32) for m in range(per)]
+    body += [Let(arow[m], za + ir.call("min", row[m], P["M"] - 1) * P["sam"])
+             for m in range(per)]  # fmt: skip
+    cs = [[Var(f"c{m}_{c}", acc) for c in range(tn)] for m in range(per)]
     body += [Let(c, Const(0, acc), mutable=True) for row in cs for c in row]
 
     b_unit = mm._B_UNIT[lb] == "row"  # B's columns contiguous: no multiply by its stride
@@ -162,7 +174,7 @@ def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "
         """A's values ``[m][kk]`` of ``depth`` columns from ``k0``, and their loads."""
         out_: list[Any] = []
         av: list[list[ir.Expr]] = []
-        for m in range(rows):
+        for m in range(per):
             am: list[ir.Expr] = []
             for q in range(depth // a_lanes):
                 if a_lanes > 1:
@@ -184,13 +196,13 @@ def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "
 
     def fmas(bv: Any, av: Any, depth: int) -> list[Any]:
         return [Assign(cs[m][c], _multiply_add(av[m][kk], bv[kk][c], cs[m][c]))
-                for m in range(rows) for kk in range(depth) for c in range(tn)]  # fmt: skip
+                for m in range(per) for kk in range(depth) for c in range(tn)]  # fmt: skip
 
     s, kb, k = Var("s", U32), Var("kb", U32), Var("k", U32)
     sha: tuple[ir.Shared, ...] = ()
     if stage:  # A's values of ky steps staged in workgroup memory, each read from L2 once per
         # workgroup (not once per invocation), rows of one K next to each other (wide reads)
-        width, nthreads = ky * bk, nx * ky
+        width, nthreads = ky * bk, nx * ky * rg
         sa_ = ir.Shared("sha", acc, rows * width)
         sha = (sa_,)
         j, kcap = Var("j", U32), Var("kcap", U32)
@@ -206,7 +218,7 @@ def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "
             step += [Let(e, lid + i * nthreads)]
             step += [If(e < rows * width, put)] if (i + 1) * nthreads > rows * width else [*put]
         step.append(Barrier())
-        av = [[sa_[(ty * bk + kk) * rows + m] for kk in range(bk)] for m in range(rows)]
+        av = [[sa_[(ty * bk + kk) * rows + row[m]] for kk in range(bk)] for m in range(per)]
         step.append(If(s < nfull, tuple(fmas(bv, av, bk))))
         nit = (nfull + (ky - 1)) / ky  # steps of the whole workgroup: barriers in uniform flow
         body += [Let(kcap, k_lo + nfull * bk - 1),
@@ -236,26 +248,27 @@ def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "
         shared = (sh,)
         h = ky // 2
         while h >= 1:
-            put = [ir.store(sh, ((ty - h) * rows + m) * bn + local[c], cs[m][c])
-                   for m in range(rows) for c in range(tn)]  # fmt: skip
-            add = [Assign(cs[m][c], cs[m][c] + sh[(ty * rows + m) * bn + local[c]])
-                   for m in range(rows) for c in range(tn)]  # fmt: skip
+            put = [ir.store(sh, ((ty - h) * rows + row[m]) * bn + local[c], cs[m][c])
+                   for m in range(per) for c in range(tn)]  # fmt: skip
+            add = [Assign(cs[m][c], cs[m][c] + sh[(ty * rows + row[m]) * bn + local[c]])
+                   for m in range(per) for c in range(tn)]  # fmt: skip
             body += [If(land(ty >= h, ty < 2 * h), tuple(put)), Barrier(), If(ty < h, tuple(add))]
             if h > 1:
                 body.append(Barrier())  # the next round's stores overwrite these sums
             h //= 2
     obase = Var("obase", U32)
     stores: list[Any] = [Let(obase, P["offo"] + (sp * P["count"] + z) * (P["M"] * P["N"]))]
-    for m in range(rows):
+    for m in range(per):
         one: list[Any] = []
         for c in range(tn):
             n = cols[c // vb] + c % vb
             value = cs[m][c] if split > 1 else _finish(cs[m][c], out_t)
-            one.append(If(n < P["N"], (ir.store(out, obase + m * P["N"] + n, value),)))
-        stores += [If(Const(m, U32) < P["M"], tuple(one))] if m else one
+            one.append(If(n < P["N"], (ir.store(out, obase + row[m] * P["N"] + n, value),)))
+        stores += [If(row[m] < P["M"], tuple(one))] if m or rg > 1 else one
     body.append(If(ty.eq(0), tuple(stores)))
-    name = _name(a_t, b_t, out_t, la, lb, nbatch, rows, bn, tn, bk, ky, va, vb, split, stage, pipe)
-    k_ = ir.Kernel(name, (a, b, out), params, tuple(body), (nx * ky, 1, 1), (*sha, *shared),
+    name = _name(a_t, b_t, out_t, la, lb, nbatch, rows, bn, tn, bk, ky, va, vb, split, stage, pipe,
+                 rg)  # fmt: skip
+    k_ = ir.Kernel(name, (a, b, out), params, tuple(body), (nx * ky * rg, 1, 1), (*sha, *shared),
                    vector_width=max(va, vb))  # fmt: skip
     return ir.with_features(k_)
 
@@ -279,7 +292,7 @@ def plan(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, pr: Any, v: dict[str, Any])
     split, kchunk = mm.split_k(K, v["split"], bk)
     ntn = -(-N // bn)
     kern = build(a_t, b_t, out_t, la, lb, len(pr.batch), rows_of(M), bn, tn, bk, ky, va, vb,
-                 split, v["stage"], v.get("pipe", 0))  # fmt: skip
+                 split, v["stage"], v.get("pipe", 0), v.get("rg", 1))  # fmt: skip
 
     def values(z0: int, groups: int, offo: int) -> list[int]:
         return [M, N, K, ntn, groups, pr.count, z0, kchunk, pr.a_offset, pr.b_offset, offo,

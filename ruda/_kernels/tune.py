@@ -53,6 +53,11 @@ REPS = 3  # timed runs per candidate in the first round (after its warm-up run)
 MAX_REPS = 48  # successive halving doubles the runs per round up to this
 STOP_RATIO = 2.0  # a candidate this much slower than the best so far stops at once
 MARGIN = 0.02  # a winner must beat the default by this much, else the default stays
+# The walk's 3-run timings are noisy: among thousands of near-equal candidates the fastest-
+# looking is often a lucky one (16 x 4096 x 11008 through Vulkan picked 90 us points over an
+# 85 us one). The best few are kept (their buffers too) and re-timed at the end, with more runs.
+FINALISTS = 32
+FINAL_SHARE = 0.1  # of the budget, kept for re-timing the finalists
 
 
 # -- modes, keys and targets ----------------------------------------------------------------------
@@ -520,9 +525,10 @@ def tune(family: str, key: Key, target: Target, runner: Any, *, budget_s: float 
     (nearest to the default and the family's anchors first, and after each new best, nearest
     to it: ``_Order``) is compiled, run once (warm-up), checked against the default's output (a
     mismatch or a failure rejects it), then timed; one ``STOP_RATIO`` times slower than the best
-    so far stops there. Successive halving then re-times the better half with twice the runs
-    until one is left or the budget is spent. The winner must beat the default by ``MARGIN``,
-    else the default stays.
+    so far stops there, and only the ``FINALISTS`` fastest so far (and the seeds) are kept. The
+    walk stops with ``FINAL_SHARE`` of the budget left; successive halving then re-times the
+    finalists with twice the runs and keeps the faster half, until one is left or the budget
+    is spent. The winner must beat the default by ``MARGIN``, else the default stays.
     """
     try:
         return _search(family, key, target, runner, budget_s, candidates, persist, seed)
@@ -535,7 +541,9 @@ def tune(family: str, key: Key, target: Target, runner: Any, *, budget_s: float 
 def _search(family: str, key: Key, target: Target, runner: Any, budget_s: float | None,
             candidates: list[Params] | None, persist: bool, seed: int) -> Decision:  # fmt: skip
     fam = FAMILIES[family]
-    deadline = time.perf_counter() + (budget() if budget_s is None else budget_s)
+    seconds = budget() if budget_s is None else budget_s
+    deadline = time.perf_counter() + seconds
+    walk_end = deadline - FINAL_SHARE * seconds
     default = fam.heuristic(key, target)
     if candidates:
         pool = [p for p in candidates if fam.accepts(p, key, target)]
@@ -569,6 +577,7 @@ def _search(family: str, key: Key, target: Target, runner: Any, budget_s: float 
         _emit("done", decision=dec)
         return dec
     alive: list[list[Any]] = [[default, base, _median_time(base, REPS)]]
+    kept: list[list[Any]] = []  # the seeds' entries, never dropped before the last stage
     rejected: list[tuple[Params, str]] = []
     tried = 1
     _emit("step", done=1, total=total)
@@ -576,7 +585,7 @@ def _search(family: str, key: Key, target: Target, runner: Any, budget_s: float 
     if prefetch is not None:
         depth = int(getattr(runner, "prefetch_depth", 1))
     for i in range(len(walk)):
-        if time.perf_counter() > deadline:
+        if time.perf_counter() > walk_end:
             break
         p = walk[i]
         tried += 1
@@ -599,19 +608,24 @@ def _search(family: str, key: Key, target: Target, runner: Any, budget_s: float 
         fastest = min(a[2] for a in alive)
         if t <= STOP_RATIO * fastest:
             alive.append([p, cand, t])
+            if p in seeds:  # the family's own guesses all reach the last stage
+                kept.append(alive[-1])
+            elif len(alive) > FINALISTS + 1 + len(kept):  # the slowest other rival goes
+                alive.remove(max((a for a in alive[1:] if a not in kept), key=lambda a: a[2]))
         if t < fastest:  # a new best: its neighbours next (those compiling ahead stay queued)
             walk.climb(p, i + 1)
             ahead = i + 1
-    dflt = alive[0]
+    dflt, rivals = alive[0], alive[1:]
     reps = REPS
-    while time.perf_counter() < deadline:  # successive halving; the default is the baseline
-        rivals = sorted((a for a in alive if a is not dflt), key=lambda a: a[2])
-        if len(rivals) <= 1:
-            break
-        alive = [dflt, *rivals[: math.ceil(len(rivals) / 2)]]
+    while rivals and time.perf_counter() < deadline:  # successive halving: re-time, keep half
         reps = min(2 * reps, MAX_REPS)
-        for a in alive:
+        for a in (dflt, *rivals):  # the default is the baseline of every round
             a[2] = _median_time(a[1], reps)
+        rivals.sort(key=lambda a: a[2])
+        if len(rivals) == 1:
+            break
+        rivals = rivals[: math.ceil(len(rivals) / 2)]
+    alive = [dflt, *rivals]
     best = min(alive, key=lambda a: a[2])
     if best is not dflt:  # confirm against the default, interleaved, before replacing it
         tb, td = [], []

@@ -49,11 +49,15 @@ def _kernels(cross: bool = True) -> list[ir.Kernel]:
                 out.append(matmul.build_sum(acc, t, 4))
         for la, lb in layouts[::2] if t in STREAM_TYPES else ():  # the stream form, 1 and 16
             wide = min(4, 16 // acc.itemsize)  # columns of 16 rows in 64 registers
-            for rows, (bn, tn, bk, ky) in ((1, (128, 4, 4, 4)), (16, (64, wide, 8, 2))):
+            # (rows, bn, tn, bk, ky, pipe, rg): the last shares the 16 rows among 4 invocations
+            for rows, bn, tn, bk, ky, pipe, rg in ((1, 128, 4, 4, 4, 0, 1),
+                                                   (16, 64, wide, 8, 2, 0, 1),
+                                                   (16, 64, wide, 4, 2, 1, 4)):  # fmt: skip
                 lanes = 4 if t is ir.F32 and tn % 4 == 0 else 1  # rows, vectors where they apply
                 out.append(matmul_stream.build(t, t, t, la, lb, 2 if la == "s" else 0, rows,
                                                bn, tn, bk, ky, lanes if la == "n" else 1,
-                                               lanes if lb == "n" else 1, 2))  # fmt: skip
+                                               lanes if lb == "n" else 1, 2, 0, pipe,
+                                               rg))  # fmt: skip
     out.append(matmul.build(ir.I8, ir.F32, ir.F32, "n", "t", 1))  # mixed operand types
     out.append(matmul.build(ir.F16, ir.F16, ir.F16, "t", "s", 3, 64, 64, 8, 4, 4))
     return list({k.name: k for k in out}.values())
@@ -92,7 +96,11 @@ def test_variant_space():
             for p in (md.default_variant(t, *shape), md.tiled_default(t, *shape)):
                 assert matmul.valid(p, matmul.acc_type(t), M=shape[0]), (t, shape, p)
     stream = [v for v in vs if v["form"] == "stream"]
-    assert stream and all(v["ky"] > 1 or v["bn"] // v["tn"] >= 32 for v in stream)
+    assert stream and all(matmul.threads(v) >= 32 for v in stream)  # a warp at least
+    shared = [v for v in stream if v["rg"] > 1]  # rows shared among invocations: 16 rows only
+    assert shared and all(16 // v["rg"] * v["tn"] <= matmul_stream.MAX_REGS for v in shared)
+    assert not any(v["rg"] > 1 for v in matmul.variants(ir.F32, M=1))
+    assert not any(v["rg"] > 4 for v in matmul.variants(ir.F32, M=3))  # 4 rows compiled
     assert all(v["ky"] == 1 for v in vs if v["form"] == "tiled")  # no tiled point twice
     thin = {**matmul.DEFAULTS, "form": "stream", "bm": 16, "tm": 1, "group": 1, "tn": 4, "ky": 2}
     assert matmul.valid(thin, ir.F32, M=16) and not matmul.valid(thin, ir.F32, M=17)
