@@ -124,6 +124,19 @@ def measure(be: Backend, cands: dict[str, Any], reps_max: int, rounds: int) -> d
     return {k: statistics.median(v) for k, v in acc.items()}
 
 
+def why_rejected(rejected: list[tuple[dict[str, Any], str]]) -> dict[str, int]:
+    """How many candidates each reason rejected (reasons cut at their first 120 characters,
+    the numbers in them kept: sizes tell memory failures apart).
+
+    >>> why_rejected([({"a": 1}, "failed: OOM"), ({"a": 2}, "failed: OOM"), ({}, "differs")])
+    {'failed: OOM': 2, 'differs': 1}
+    """
+    out: dict[str, int] = {}
+    for _, why in rejected:
+        out[why[:120]] = out.get(why[:120], 0) + 1
+    return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+
+
 def run_case(be: Backend, family: str, op: str, shape: tuple[int, ...],
              args: argparse.Namespace) -> dict[str, Any]:  # fmt: skip
     """Tune one key and time its default, its decision (and cuBLAS); the JSON row."""
@@ -144,6 +157,7 @@ def run_case(be: Backend, family: str, op: str, shape: tuple[int, ...],
     stored = dec.source == "tuned" and tune.lookup(family, key, be.target) == dec.params
     row.update(search_s=time.perf_counter() - t0, enumerate_s=enum_s, default=default,
                tuned=dec.params, tried=dec.tried, total=dec.total, rejected=len(dec.rejected),
+               rejected_why=why_rejected(dec.rejected),
                clock=dec.clock, stored=stored)  # fmt: skip
     if dec.source != "tuned":  # the tuner found the default wrong against NumPy: nothing tuned
         row["mismatch"] = ["the default disagrees with NumPy; the tuner kept it untuned"]

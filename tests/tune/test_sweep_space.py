@@ -36,3 +36,10 @@ def test_each_key_gets_its_own_space():
     seeds = tune.FAMILIES["matmul"].anchors(key, be.target)
     assert any(s["rg"] > 1 for s in seeds)
     assert all(s in thin for s in seeds if s["form"] == "stream")  # every stream seed is a point
+
+
+def test_the_reasons_for_rejections_are_counted():
+    got = sweep.why_rejected([({"v": 1}, "failed: out of memory 2147483648"),
+                              ({"v": 2}, "output differs from the reference"),
+                              ({"v": 3}, "failed: out of memory 2147483648")])  # fmt: skip
+    assert got == {"failed: out of memory 2147483648": 2, "output differs from the reference": 1}
