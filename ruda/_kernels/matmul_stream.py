@@ -104,7 +104,7 @@ def build(a_t: ir.Type, b_t: ir.Type, out_t: ir.Type, la: str = "n", lb: str = "
     nx = bn // tn  # invocations along N
     per = rows // max(1, rg)  # rows of an invocation
     if bn % tn or tn % vb or bk % va or rows > MAX_ROWS or (pipe and stage) or per * rg != rows:
-        raise ValueError(f"ruda kernels: no stream matmul {bn}x{tn}x{bk} v{va}{vb} r{rows}")
+        raise ValueError(f"ruda kernels: no stream matmul {bn}x{tn}x{bk} v{va}{vb} r{rows} rg{rg}")
     a = ir.Buffer("a", a_t, 0, lanes=va)
     b = ir.Buffer("b", b_t, 1, lanes=vb)
     out = ir.Buffer("out", out_t if split == 1 else acc, 2, "read_write")

@@ -101,6 +101,8 @@ def test_variant_space():
     assert shared and all(16 // v["rg"] * v["tn"] <= matmul_stream.MAX_REGS for v in shared)
     assert not any(v["rg"] > 1 for v in matmul.variants(ir.F32, M=1))
     assert not any(v["rg"] > 4 for v in matmul.variants(ir.F32, M=3))  # 4 rows compiled
+    with pytest.raises(ValueError, match="r16 rg3"):  # row groups must split the rows evenly
+        matmul_stream.build(ir.F32, ir.F32, ir.F32, rows=16, rg=3)
     assert all(v["ky"] == 1 for v in vs if v["form"] == "tiled")  # no tiled point twice
     thin = {**matmul.DEFAULTS, "form": "stream", "bm": 16, "tm": 1, "group": 1, "tn": 4, "ky": 2}
     assert matmul.valid(thin, ir.F32, M=16) and not matmul.valid(thin, ir.F32, M=17)
