@@ -4,18 +4,11 @@ not hand a later key the space it enumerated for an earlier one."""
 
 from __future__ import annotations
 
-import importlib.util
-import os
-
 from ruda._kernels import matmul, tune
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_spec = importlib.util.spec_from_file_location(
-    "tune_sweep", os.path.join(ROOT, "benchmarks", "tune_sweep.py")
-)
-assert _spec and _spec.loader
-sweep = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(sweep)
+from ._bench import load
+
+sweep = load("tune_sweep")
 
 
 def test_each_key_gets_its_own_space():

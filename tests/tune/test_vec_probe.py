@@ -4,8 +4,6 @@ adapter (lavapipe in CI)."""
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import re
 
 import numpy as np
@@ -13,13 +11,9 @@ import pytest
 
 from ruda._kernels import ir, matmul, tune, wgsl
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_spec = importlib.util.spec_from_file_location(
-    "wgpu_vec_probe", os.path.join(ROOT, "benchmarks", "wgpu_vec_probe.py")
-)
-assert _spec and _spec.loader
-probe = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(probe)
+from ._bench import load
+
+probe = load("wgpu_vec_probe")
 F32 = ir.F32
 # thin 16-row tiles in a loop of 2 rows, and big square tiles read as vectors (wide 4)
 POINTS = [
