@@ -85,23 +85,19 @@ class Backend:
         importlib.import_module(f"ruda._backends.{kind}.{products}")  # matmul family + default
         self.ops, self.ctx = type(x._data).ops, x._data.ctx
         self.target = self.ops.tuner.target(self.ctx)
-        self.spaces: dict[tuple[Any, ...], tuple[list[dict[str, Any]], float]] = {}
         if kind == "cuda":
             self.blas = importlib.import_module("ruda._backends.cuda.library_blas")
 
     def space(self, family: str, key: Any) -> tuple[list[dict[str, Any]], float]:
-        """The family's valid variants for ``key`` and the seconds enumerating them took, once
-        per key: matmul's space reads the rows (the stream form and its row groups only for 16
-        or fewer; until 2026-12-06 one space per dtypes and layout served every shape, so a
-        sweep's later keys searched its first key's space)."""
+        """The family's valid variants for ``key`` and the seconds enumerating them took. Each
+        key gets its own: matmul's space reads the rows (the stream form and its row groups
+        only for 16 or fewer; until 2026-12-06 a memo per dtypes and layout served every
+        shape, so a sweep's later keys searched its first key's space)."""
         from ruda._kernels import tune
 
-        k = (family, key.dtypes, key.layout, key.shape)
-        if k not in self.spaces:
-            t0 = time.perf_counter()
-            pool = tune.FAMILIES[family].candidates(key, self.target)
-            self.spaces[k] = (pool, time.perf_counter() - t0)
-        return self.spaces[k]
+        t0 = time.perf_counter()
+        pool = tune.FAMILIES[family].candidates(key, self.target)
+        return pool, time.perf_counter() - t0
 
     def runner(self) -> Any:
         """A fresh runner of the tuner's kind (its uploads go with it after the case)."""

@@ -120,7 +120,7 @@ def valid(p: dict[str, Any], acc: ir.Type, max_workgroup: int = 256,
     is not a redundant point)."""
     if _stream(p):
         return matmul_stream.valid(p, acc, max_workgroup, shared_limit, M)
-    if p.get("ky", 1) != 1 or p.get("stage", 0) or p.get("pipe", 0) or p.get("rg", 1) != 1:
+    if any(p.get(k, v) != v for k, v in _FIXED["tiled"].items()):  # the stream form's
         return False
     t = threads(p)
     if p["tm"] > p["bm"] or p["tn"] > p["bn"] or not 32 <= t <= max_workgroup:

@@ -15,7 +15,6 @@ def test_each_key_gets_its_own_space():
     matmul.register_tuning()
     be = object.__new__(sweep.Backend)  # no device: only the space is asked for
     be.target = tune.Target("wgpu", "test", "none", frozenset(), 1024, 49152)
-    be.spaces = {}
 
     def space(m: int) -> list[dict]:
         key = tune.Key("matmul", ("f32", "f32", "f32"), "nn", (1, m, 4096, 4096))
