@@ -590,6 +590,18 @@ def launches(kern: ir.Kernel, pr: Problem, out_t: ir.Type, tiles: int, split: in
     return p
 
 
+def partial_bytes(p: dict[str, Any], shape: tuple[int, int, int, int], out_t: ir.Type) -> int:
+    """Bytes of the split-K partial products variant ``p`` writes for ``shape`` = (batch, M, N,
+    K) (0 without a split).
+
+    >>> partial_bytes({"split": 4, "bk": 8}, (1, 1024, 1024, 4096), ir.F32) // 2**20
+    16
+    """
+    count, M, N, K = shape
+    split = split_k(K, p["split"], p["bk"])[0]
+    return 0 if split == 1 else split * count * M * N * acc_type(out_t).itemsize
+
+
 # -- the tuner's family ---------------------------------------------------------------------------
 def _tuning_problem(key: Any) -> Problem:
     """The problem of a tuning key: shape ``(batch, M, N, K)``, layout ``"nn"``/``"tn"``/...
@@ -614,6 +626,17 @@ def register_tuning() -> None:
 
     def types(key: Any) -> tuple[ir.Type, ...]:
         return tuple(names[n] for n in key.dtypes)
+
+    def binds(p: dict[str, Any], key: Any, t: Any) -> bool:
+        # a K split's partial products are one buffer: past the device's binding limit no
+        # kernel can bind it (WebGPU rejects the bind group)
+        return p["split"] == 1 or partial_bytes(p, key.shape, types(key)[2]) <= t.max_binding
+
+    def space(key: Any, t: Any) -> list[dict[str, Any]]:
+        every = variants(acc_type(types(key)[2]), t.max_workgroup, t.shared_bytes, key.shape[1])
+        fit = {(s, k): binds({"split": s, "bk": k}, key, t)
+               for s in VARIANTS["split"] for k in VARIANTS["bk"]}  # fmt: skip
+        return every if all(fit.values()) else [p for p in every if fit[p["split"], p["bk"]]]
 
     def inputs(key: Any, rng: Any) -> dict[str, Any]:
         count, M, N, K = key.shape
@@ -646,9 +669,8 @@ def register_tuning() -> None:
         lambda key, t: default_variant(types(key)[2], *key.shape[1:], t.max_workgroup,
                                        t.shared_bytes, key.layout[1]),
         valid=lambda p, key, t: valid(p, acc_type(types(key)[2]), t.max_workgroup,
-                                      t.shared_bytes, key.shape[1]),
-        enumerate=lambda key, t: variants(acc_type(types(key)[2]), t.max_workgroup,
-                                          t.shared_bytes, key.shape[1]),
+                                      t.shared_bytes, key.shape[1]) and binds(p, key, t),
+        enumerate=space,
         inputs=inputs, reference=reference,
         anchors=lambda key, t: anchors(types(key)[2], *key.shape[1:], t),
         output=lambda key: (ir.numpy_of(types(key)[2]), math.prod(key.shape[:3])),
@@ -656,5 +678,5 @@ def register_tuning() -> None:
 
 
 __all__ = ["DEFAULTS", "VARIANTS", "Problem", "acc_type", "build", "build_sum", "launches",
-           "layout", "plan", "register_tuning", "shared_bytes", "split_k", "threads", "valid",
-           "variants"]  # fmt: skip
+           "layout", "partial_bytes", "plan", "register_tuning", "shared_bytes", "split_k",
+           "threads", "valid", "variants"]  # fmt: skip

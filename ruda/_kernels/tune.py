@@ -114,6 +114,7 @@ class Target:
     features: frozenset[str] = frozenset()  # "subgroup", "timestamp-query", "cublas"...
     max_workgroup: int = 256  # invocations per workgroup the device allows
     shared_bytes: int = 16384  # workgroup memory per workgroup
+    max_binding: int = 1 << 62  # bytes one buffer binding may span (WebGPU's limit; CUDA: none)
 
     @classmethod
     def from_wgpu(cls, device: Any) -> Target:
@@ -124,7 +125,8 @@ class Target:
                    f"{info.get('description', '?')} / {info.get('backend_type', '?')}",
                    frozenset(str(f) for f in device.features),
                    int(lim.get("max-compute-invocations-per-workgroup", 256)),
-                   int(lim.get("max-compute-workgroup-storage-size", 16384)))  # fmt: skip
+                   int(lim.get("max-compute-workgroup-storage-size", 16384)),
+                   int(lim.get("max-storage-buffer-binding-size", 1 << 27)))  # fmt: skip
 
     @classmethod
     def from_cupy(cls, index: int = 0) -> Target:
