@@ -45,3 +45,16 @@ def test_the_space_holds_no_split_past_the_binding_limit():
 def test_a_device_reports_its_binding_limit(gpu):
     device, _, target = gpu
     assert target.max_binding == device.limits["max-storage-buffer-binding-size"] > 0
+
+
+def test_a_stored_split_too_large_for_a_bigger_shape_of_its_bucket_is_not_used(cache_dir):
+    fam = _family()
+    tight = tune.Target("wgpu", "test", "none", frozenset(), 256, 16384, LIMIT)
+    small = tune.Key("matmul", F32, "nn", (1, 520, 520, 4096))  # 1 MiB of output a split
+    big = tune.Key("matmul", F32, "nn", (1, 1024, 1024, 4096))  # the same bucket: 4 MiB
+    assert small.bucket == big.bucket
+    split8 = next(p for p in fam.candidates(small, tight) if p["split"] == 8 and p["bk"] == 8)
+    tune.store().put({**tune._row_key("matmul", small, tight), "params": split8})
+    assert tune.decide("matmul", small, tight) == (split8, "stored")
+    params, source = tune.decide("matmul", big, tight)  # 32 MiB of partial products
+    assert source == "heuristic" and params == fam.heuristic(big, tight) != split8
