@@ -602,6 +602,42 @@ def partial_bytes(p: dict[str, Any], shape: tuple[int, int, int, int], out_t: ir
     return 0 if split == 1 else split * count * M * N * acc_type(out_t).itemsize
 
 
+REFERENCE_WORK = 1 << 31  # multiply-adds up to which the tuner checks the whole product
+SAMPLE_ROWS = 64  # rows of a bigger product it checks: at random, and the first and last
+
+
+def reference_product(a: Any, b: Any, out: Any) -> Any:
+    """NumPy's ``a @ b`` for batches ``a`` (count, M, K) and ``b`` (count, K, N), in float64
+    for a float ``out``, flat; past ``REFERENCE_WORK`` multiply-adds only ``SAMPLE_ROWS`` rows
+    of it (a ``tune_check.Sample``: all their columns, K in slices, no float64 copy of B).
+
+    >>> import numpy as np
+    >>> a, b = np.ones((1, 2, 3), np.float32), np.ones((1, 3, 2), np.float32)
+    >>> reference_product(a, b, np.dtype(np.float32))
+    array([3., 3., 3., 3.], dtype=float32)
+    """
+    import numpy as np
+
+    from .tune_check import Sample
+
+    wide = np.dtype(np.float64) if out.kind == "f" else out
+    count, M, K = a.shape
+    N = b.shape[2]
+    if count * M * N * K <= REFERENCE_WORK:
+        return np.matmul(a.astype(wide), b.astype(wide)).astype(out).reshape(-1)
+    picked = np.random.default_rng(M * N + K).integers(0, count * M, SAMPLE_ROWS)
+    flat = np.unique(np.concatenate([picked, [0, count * M - 1]]))
+    values = np.empty((flat.size, N), wide)
+    for z in np.unique(flat // M):
+        sel = flat // M == z
+        rows, acc = a[z, flat[sel] % M].astype(wide), np.zeros((int(sel.sum()), N), wide)
+        for k in range(0, K, 1024):
+            acc += rows[:, k : k + 1024] @ b[z, k : k + 1024].astype(wide)
+        values[sel] = acc
+    index = (flat[:, None] * N + np.arange(N)).reshape(-1)
+    return Sample(index, values.astype(out).reshape(-1))
+
+
 # -- the tuner's family ---------------------------------------------------------------------------
 def _tuning_problem(key: Any) -> Problem:
     """The problem of a tuning key: shape ``(batch, M, N, K)``, layout ``"nn"``/``"tn"``/...
@@ -658,10 +694,7 @@ def register_tuning() -> None:
         a, b = arrays["a"], arrays["b"]
         a = a if key.layout[0] == "n" else np.swapaxes(a, 1, 2)
         b = b if key.layout[1] == "n" else np.swapaxes(b, 1, 2)
-        out = ir.numpy_of(types(key)[2])
-        if out.kind == "f":
-            return np.matmul(a.astype(np.float64), b.astype(np.float64)).astype(out).reshape(-1)
-        return np.matmul(a.astype(out), b.astype(out)).reshape(-1)
+        return reference_product(a, b, ir.numpy_of(types(key)[2]))
 
     tune.register(
         "matmul", VARIANTS,
@@ -678,5 +711,6 @@ def register_tuning() -> None:
 
 
 __all__ = ["DEFAULTS", "VARIANTS", "Problem", "acc_type", "build", "build_sum", "launches",
-           "layout", "partial_bytes", "plan", "register_tuning", "shared_bytes", "split_k",
+           "layout", "partial_bytes", "plan", "reference_product", "register_tuning",
+           "shared_bytes", "split_k",
            "threads", "valid", "variants"]  # fmt: skip

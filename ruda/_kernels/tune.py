@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from . import tune_store
-from .tune_check import agrees
+from .tune_check import Sample, agrees, matches
 from .tune_order import Params, _distance, _nearest_first, _Nearness, _Order  # noqa: F401
 
 MODES = ("off", "cached", "on")
@@ -190,7 +190,7 @@ class Family:
     # the valid points for a key, where walking the whole product through ``valid`` is slow
     enumerate: Callable[[Key, Target], list[Params]] | None = None
     inputs: Callable[[Key, np.random.Generator], dict[str, np.ndarray]] | None = None
-    reference: Callable[[Key, dict[str, np.ndarray]], np.ndarray] | None = None
+    reference: Callable[[Key, dict[str, np.ndarray]], np.ndarray | Sample] | None = None
     output: Callable[[Key], tuple[Any, int]] | None = None
     tolerance: Callable[[Key], float] = field(default=lambda k: _tolerance(k.dtypes[-1]))
     # more starting points of the search besides the default (say, another kernel form's own
@@ -572,7 +572,7 @@ def _search(family: str, key: Key, target: Target, runner: Any, budget_s: float 
     clock = str(getattr(runner, "clock", "host"))
     base = runner.prepare(fam.make(default, key), inputs, out)
     ref_out = base.output()
-    if fam.reference is not None and not agrees(ref_out, fam.reference(key, inputs), tol):
+    if fam.reference is not None and not matches(ref_out, fam.reference(key, inputs), tol):
         warnings.warn(f"ruda tune: the default variant of {family} disagrees with NumPy for "
                       f"{key}; not tuning it", RuntimeWarning, stacklevel=2)  # fmt: skip
         dec = Decision(default, clock=clock, total=total, source="heuristic")
