@@ -552,7 +552,8 @@ def _search(family: str, key: Key, target: Target, runner: Any, budget_s: float 
     else:  # the family's own enumeration: valid by construction
         pool = fam.candidates(key, target)
     others = [p for p in pool if p != default]
-    random.Random(seed).shuffle(others)
+    ties = list(range(len(others)))
+    random.Random(seed).shuffle(ties)  # the same order a shuffle of ``others`` itself makes
     # vendors first, then the family's kernels nearest to its own default (a vendor's default
     # has no kernel parameters to be near to)
     native = fam.algorithms(target)[0]
@@ -562,7 +563,7 @@ def _search(family: str, key: Key, target: Target, runner: Any, budget_s: float 
     vendor = lambda p: native is not None and p[ALGORITHM] != native  # noqa: E731
     seeds = [anchor, *(fam.anchors(key, target) if fam.anchors else ())]
     seeds = [s if native is None else {**s, ALGORITHM: native} for s in seeds]
-    walk = _Order(others, seeds, vendor)
+    walk = _Order(others, seeds, vendor, ties)
     total = len(others) + 1
     _emit("start", family=family, key=key, total=total)
     if fam.inputs is None or fam.output is None:

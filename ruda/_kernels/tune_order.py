@@ -68,13 +68,16 @@ class _Order:
 
     BONUS = 500.0  # half a differing parameter: the best's neighbours win ties with the seeds'
 
-    def __init__(self, cands: list[Params], seeds: list[Params],
-                 vendor: Callable[[Params], bool]) -> None:  # fmt: skip
+    def __init__(self, cands: list[Params], seeds: list[Params], vendor: Callable[[Params], bool],
+                 ties: list[int] | None = None) -> None:  # fmt: skip
+        # ``ties``: the order equals keep (a shuffle of the indices); ``cands`` itself stays in
+        # the order it was made in, which its columns read ~3x faster (446k dicts: 4.2 -> 1.2 s)
         self.cands, self.near = cands, _Nearness(cands)
         n = len(cands)
         self.d = np.min([self.near(s) for s in seeds], axis=0) if seeds else np.zeros(n)
         self.last = np.array([not vendor(p) for p in cands], float) * 1e9
-        self.order = list(np.argsort(self.last + self.d, kind="stable"))
+        tie = np.arange(n) if ties is None else np.asarray(ties, np.int64)
+        self.order = list(tie[np.argsort((self.last + self.d)[tie], kind="stable")])
 
     def __len__(self) -> int:
         return len(self.order)

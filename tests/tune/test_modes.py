@@ -191,3 +191,31 @@ def test_the_search_climbs_from_each_new_best():
     step = [tune._distance(p, best) for p in walk.upcoming(10, 31) if p != best]
     assert step == sorted(step) and step[0][0] == 1, step
     assert sorted(map(str, walk.upcoming(0, len(walk)))) == sorted(map(str, cands))
+
+
+def test_a_walk_over_shuffled_indices_is_the_walk_over_the_shuffled_list():
+    """``_search`` shuffles the indices (``ties``), not the candidates: columns of dicts read in
+    the order they were made are ~3x faster to build, and the walk must not change."""
+    import random
+
+    from ruda._kernels import matmul
+
+    matmul.register_tuning()
+    fam = tune.FAMILIES["matmul"]
+    t = tune.Target("wgpu", "doc", "v", frozenset(), 256)
+    key = tune.Key("matmul", ("f32",) * 3, "nn", (1, 16, 256, 512))
+    seeds = [fam.heuristic(key, t), *fam.anchors(key, t)]
+    cands = [p for p in fam.candidates(key, t)[::5] if p != seeds[0]]
+    ties = list(range(len(cands)))
+    random.Random(3).shuffle(ties)
+    shuffled = list(cands)
+    random.Random(3).shuffle(shuffled)
+    old, new = (
+        tune._Order(shuffled, seeds, lambda p: False),
+        tune._Order(cands, seeds, lambda p: False, ties),
+    )
+    assert [old[i] for i in range(len(old))] == [new[i] for i in range(len(new))]
+    best = old[len(old) // 2]
+    old.climb(best, 40)
+    new.climb(best, 40)
+    assert old.upcoming(0, len(old)) == new.upcoming(0, len(new))
