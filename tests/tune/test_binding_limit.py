@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 
-from ruda._kernels import ir, matmul, tune
+from ruda._kernels import ir, matmul, matmul_tuning, tune
 
 F32 = ("f32", "f32", "f32")
 SHAPE = (1, 1024, 1024, 4096)  # 4 MiB of output a split
@@ -20,10 +20,12 @@ def _family() -> tune.Family:
 
 
 def test_partial_bytes_follow_the_split_k_actually_made():
-    got = [matmul.partial_bytes({"split": s, "bk": 8}, SHAPE, ir.F32) for s in (1, 2, 64)]
+    got = [matmul_tuning.partial_bytes({"split": s, "bk": 8}, SHAPE, ir.F32) for s in (1, 2, 64)]
     assert got == [0, 2 * 4 << 20, 64 * 4 << 20]
     # K of 16 in slices of 8: a split of 64 makes two parts
-    assert matmul.partial_bytes({"split": 64, "bk": 8}, (2, 8, 8, 16), ir.F32) == 2 * 2 * 64 * 4
+    assert (
+        matmul_tuning.partial_bytes({"split": 64, "bk": 8}, (2, 8, 8, 16), ir.F32) == 2 * 2 * 64 * 4
+    )
 
 
 def test_the_space_holds_no_split_past_the_binding_limit():
@@ -31,14 +33,14 @@ def test_the_space_holds_no_split_past_the_binding_limit():
     roomy = tune.Target("wgpu", "test", "none", frozenset(), 256, 16384)
     tight = tune.Target("wgpu", "test", "none", frozenset(), 256, 16384, LIMIT)
     wide, narrow = fam.candidates(key, roomy), fam.candidates(key, tight)
-    sizes = [matmul.partial_bytes(p, SHAPE, ir.F32) for p in narrow]
+    sizes = [matmul_tuning.partial_bytes(p, SHAPE, ir.F32) for p in narrow]
     assert max(sizes) <= LIMIT and any(p["split"] > 1 for p in narrow)
     assert len(narrow) < len(wide) and any(p["split"] == 64 for p in wide)
     kept = {tuple(sorted(p.items())) for p in narrow}
     dropped = [
         p for p in random.Random(0).sample(wide, 2000) if tuple(sorted(p.items())) not in kept
     ]
-    assert dropped and all(matmul.partial_bytes(p, SHAPE, ir.F32) > LIMIT for p in dropped)
+    assert dropped and all(matmul_tuning.partial_bytes(p, SHAPE, ir.F32) > LIMIT for p in dropped)
     assert all(not fam.accepts(p, key, tight) and fam.accepts(p, key, roomy) for p in dropped)
 
 
