@@ -27,6 +27,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 PYPATH = os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))
 F32 = ir.F32
 N = 10_000  # vectorised by default (>= VECTOR_MIN), bucket 16384
+# big enough that 64 elements time clearly faster on a fast GPU too (1 << 16 did not on the
+# H200: both about 5 us of launch)
+N_BIG = 1 << 22
 
 
 @pytest.fixture
@@ -157,7 +160,7 @@ def test_a_wrong_candidate_never_wins_through_the_backend(wgpu_ops, monkeypatch,
     tune.register("elementwise", space, build, orig.default, valid=orig.valid,
                   inputs=orig.inputs, reference=orig.reference, output=orig.output)  # fmt: skip
     try:
-        key = tune.Key("add", ("f32", "f32", "f32"), "contiguous", (1 << 16,))
+        key = tune.Key("add", ("f32", "f32", "f32"), "contiguous", (N_BIG,))
         runner = ops.OPS.tuner.runner(ctx)
         inputs = orig.inputs(key, np.random.default_rng(0))
         out = orig.output(key)
@@ -167,7 +170,7 @@ def test_a_wrong_candidate_never_wins_through_the_backend(wgpu_ops, monkeypatch,
         assert fast < right  # on time alone the wrong one would win
         monkeypatch.setenv("RUDA_TUNE", "on")
         monkeypatch.setenv("RUDA_TUNE_BUDGET", "20")
-        a, b = _data(rng, 1 << 16)
+        a, b = _data(rng, N_BIG)
         s = ruda.add(ruda.asarray(a, device=dev), ruda.asarray(b, device=dev))
         np.testing.assert_array_equal(np.asarray(s.to_device("cpu")), a + b)
         (row,) = tune.decisions()

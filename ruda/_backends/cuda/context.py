@@ -34,6 +34,7 @@ class Context:
         self.device = cupy.cuda.Device(index)
         self.arch = str(self.device.compute_capability)  # "90" on an H200
         props = cupy.cuda.runtime.getDeviceProperties(index)
+        self.sms = int(props["multiProcessorCount"])  # 132 on an H100 SXM
         raw = props.get("name", b"?")
         self.description = raw.decode(errors="replace") if isinstance(raw, bytes) else str(raw)
         self.multi = count > 1  # switch the current device around each call only when needed

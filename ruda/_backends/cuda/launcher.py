@@ -56,16 +56,17 @@ class Launcher:
         threads = -(-n // program.items_per_thread)
         return max(1, -(-threads // program.block))
 
-    def raw(self, program: Any, values: list[Any] | tuple[Any, ...], gx: int, gy: int = 1) -> None:
-        """Launch ``program`` on a ``gx * gy`` grid with its arguments ``values`` in order."""
+    def raw(self, program: Any, values: list[Any] | tuple[Any, ...], gx: int, gy: int = 1,
+            gz: int = 1) -> None:  # fmt: skip
+        """Launch ``program`` on a ``gx * gy * gz`` grid with its arguments ``values`` in order."""
         a = self.args
         program.pack(a.vals, 0, *values)
         if self.ctx.multi:
             with self.ctx.device:
-                self._driver_launch(program.fptr, gx, gy, 1, program.block, 1, 1, 0,
+                self._driver_launch(program.fptr, gx, gy, gz, program.block, 1, 1, 0,
                                     self._current_stream().ptr, a.kparams, 0)  # fmt: skip
         else:
-            self._driver_launch(program.fptr, gx, gy, 1, program.block, 1, 1, 0,
+            self._driver_launch(program.fptr, gx, gy, gz, program.block, 1, 1, 0,
                                 self._current_stream().ptr, a.kparams, 0)  # fmt: skip
         self.launches += 1
 

@@ -36,6 +36,7 @@ from ..gpu import tuning
 from ..gpu.matmul import Products, _matrix_strides
 from ..gpu.strided import span
 from . import ops as _ops
+from . import tf32x3
 from .array import CudaArray
 
 # cudaDataType and cublasComputeType_t values (library_types.h, cublas_api.h).
@@ -277,8 +278,8 @@ def gemm(a: CudaArray, b: CudaArray, r: np.dtype, y: CudaArray) -> None:
             )  # fmt: skip
 
 
-# -- cuBLAS or the tiled kernel: the tuner's ``matmul`` family ----------------------------------
-_TILED = tune.hot_memo()  # launch key -> whether the decision for it is the tiled kernel
+# -- cuBLAS, the tiled kernel or 3xTF32: the tuner's ``matmul`` family --------------------------
+_ALGORITHM = tune.hot_memo()  # launch key -> the algorithm of the decision for it
 
 
 def matmul_key(a: Any, b: Any, r: np.dtype, batch: tuple[int, ...]) -> tune.Key:
@@ -290,17 +291,19 @@ def matmul_key(a: Any, b: Any, r: np.dtype, batch: tuple[int, ...]) -> tune.Key:
     return tune.Key("matmul", types, lay, shape)
 
 
-def _tiled(ctx: Any, a: CudaArray, b: CudaArray, r: np.dtype, batch: tuple[int, ...]) -> bool:
-    """Whether the stored (or, RUDA_TUNE=on, tuned) decision for this product is ruda's tiled
-    kernel rather than cuBLAS, the heuristic for the dtypes cuBLAS multiplies."""
+def _algorithm(ctx: Any, a: CudaArray, b: CudaArray, r: np.dtype,
+               batch: tuple[int, ...]) -> str | None:  # fmt: skip
+    """The algorithm of the stored (or, RUDA_TUNE=on, tuned) decision for this product:
+    "tiled" (ruda's kernel), "tf32x3" (ruda's tensor-core kernel) or "cublas", the heuristic
+    for the dtypes cuBLAS multiplies."""
     hk = (a.dtype, b.dtype, r, a.shape[-2:], b.shape[-1], a._strides[-2:], b._strides[-2:],
           batch, ctx)  # fmt: skip
-    hit = _TILED.get(hk)
-    if hit is None:
-        if len(_TILED) > 4096:  # many shapes: start over
-            _TILED.clear()
-        algo = _ops.OPS.tuner.algorithm("matmul", matmul_key(a, b, r, batch), ctx)
-        hit = _TILED[hk] = algo == "tiled"
+    hit = _ALGORITHM.get(hk, False)
+    if hit is False:
+        if len(_ALGORITHM) > 4096:  # many shapes: start over
+            _ALGORITHM.clear()
+        key = matmul_key(a, b, r, batch)
+        hit = _ALGORITHM[hk] = _ops.OPS.tuner.algorithm("matmul", key, ctx)
     return hit
 
 
@@ -321,6 +324,33 @@ def _tuning_candidate(ctx: Any, key: tune.Key, arrays: dict[str, CudaArray]) -> 
 
 
 tuning.register_vendor("cuda", "cublas", _tuning_candidate)
+
+
+def gemm_tf32x3(a: CudaArray, b: CudaArray, y: CudaArray) -> None:
+    """``y = a @ b`` (float32 stacks, ``y`` new and C-ordered) through ``tf32x3``: operands in
+    place where their rows are contiguous, else copied."""
+    M, K = a.shape[-2:]
+    N = b.shape[-1]
+    batch = y.shape[:-2]
+    ops = []
+    for x in (a, b):
+        X, op, ld, bs = _operand(x, batch, y.dtype)
+        if op != _OP_N:  # columns contiguous: a row-major copy
+            X, op, ld, bs = _operand(contiguous(x), batch, y.dtype)
+        ops.append((X, ld, bs))
+    (A, lda, sa), (B, ldb, sb) = ops
+    tf32x3.launch(y.ctx, A, lda, sa, B, ldb, sb, y, M, N, K, math.prod(batch))
+
+
+def _tf32x3_candidate(ctx: Any, key: tune.Key, arrays: dict[str, CudaArray]) -> Any:
+    """The 3xTF32 kernel as a candidate of the tuner's ``matmul`` family (as ``_tuning_candidate``
+    for cuBLAS)."""
+    count, M, N, _ = key.shape
+    y = arrays["out"].reshape((count, M, N))
+    return lambda: gemm_tf32x3(arrays["a"], arrays["b"], y)
+
+
+tuning.register_vendor("cuda", tf32x3.NAME, _tf32x3_candidate)
 
 
 def matmul(a: CudaArray, b: CudaArray, out: CudaArray | None = None) -> CudaArray:
@@ -347,10 +377,13 @@ def matmul(a: CudaArray, b: CudaArray, out: CudaArray | None = None) -> CudaArra
     N = b.shape[-1]
     batch = tuple(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
     y = new(ctx, (*batch, M, N), r)
-    if K and y.size and _tiled(ctx, a, b, r, batch) and _indexable(a, b, y):
+    algo = _algorithm(ctx, a, b, r, batch) if K and y.size else None
+    if algo == "tiled" and _indexable(a, b, y):
         from .library_products import PRODUCTS
 
         Products.gemm(PRODUCTS, a, b, r, y)  # the shared tiled path, not CudaProducts' cuBLAS
+    elif algo == tf32x3.NAME and a.dtype == b.dtype == r and tf32x3.runs(ctx, M, N, K, batch):
+        gemm_tf32x3(a, b, y)
     else:
         gemm(a, b, r, y)
     shape = (*batch, *(() if a1 else (M,)), *(() if b1 else (N,)))
