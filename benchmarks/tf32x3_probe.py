@@ -19,6 +19,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from ruda._backends.cuda import tf32x3_source as src  # noqa: E402
+from ruda._kernels.matmul import split_k  # noqa: E402
 
 SHAPES = ",".join(("1000x999x1001", "4096x4096x128", "8192x1024x8192", "16x4096x11008",
                    "2048x2048x2048", "4096x4096x4096", "8192x8192x8192"))  # fmt: skip
@@ -42,9 +43,7 @@ def median_time(cp, fn, reps: int) -> float:
 def launcher(cp, mods, a, b, shape, M, N, K, split):
     """(run, c): one product through the 3xTF32 kernel into ``c`` (plus the sum of splits)."""
     bm, bn, _, _ = shape
-    kchunk = -(-K // split)
-    kchunk = -(-kchunk // src.BK) * src.BK
-    nsplit = -(-K // kchunk)
+    nsplit, kchunk = split_k(K, split, src.BK)
     kern, ksum = mods[shape, int(K % 4 == 0 and N % 4 == 0)]
     c = cp.full((M, N), cp.nan, cp.float32)
     part = cp.empty((nsplit, M, N), cp.float32) if nsplit > 1 else c

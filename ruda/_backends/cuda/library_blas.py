@@ -294,8 +294,8 @@ def matmul_key(a: Any, b: Any, r: np.dtype, batch: tuple[int, ...]) -> tune.Key:
 def _algorithm(ctx: Any, a: CudaArray, b: CudaArray, r: np.dtype,
                batch: tuple[int, ...]) -> str | None:  # fmt: skip
     """The algorithm of the stored (or, RUDA_TUNE=on, tuned) decision for this product:
-    "tiled" (ruda's kernel), "tf32x3" (ruda's tensor-core kernel) or "cublas", the heuristic
-    for the dtypes cuBLAS multiplies."""
+    "tiled" (ruda's kernel), "tf32x3" (ruda's tensor-core kernel, where its grid fits) or
+    "cublas", the heuristic for the dtypes cuBLAS multiplies."""
     hk = (a.dtype, b.dtype, r, a.shape[-2:], b.shape[-1], a._strides[-2:], b._strides[-2:],
           batch, ctx)  # fmt: skip
     hit = _ALGORITHM.get(hk, False)
@@ -303,7 +303,11 @@ def _algorithm(ctx: Any, a: CudaArray, b: CudaArray, r: np.dtype,
         if len(_ALGORITHM) > 4096:  # many shapes: start over
             _ALGORITHM.clear()
         key = matmul_key(a, b, r, batch)
-        hit = _ALGORITHM[hk] = _ops.OPS.tuner.algorithm("matmul", key, ctx)
+        hit = _ops.OPS.tuner.algorithm("matmul", key, ctx)
+        if hit == tf32x3.NAME and not tf32x3.runs(ctx, a.shape[-2], b.shape[-1], a.shape[-1],
+                                                  batch):  # fmt: skip
+            hit = "cublas"
+        _ALGORITHM[hk] = hit
     return hit
 
 
@@ -382,7 +386,7 @@ def matmul(a: CudaArray, b: CudaArray, out: CudaArray | None = None) -> CudaArra
         from .library_products import PRODUCTS
 
         Products.gemm(PRODUCTS, a, b, r, y)  # the shared tiled path, not CudaProducts' cuBLAS
-    elif algo == tf32x3.NAME and a.dtype == b.dtype == r and tf32x3.runs(ctx, M, N, K, batch):
+    elif algo == tf32x3.NAME:
         gemm_tf32x3(a, b, y)
     else:
         gemm(a, b, r, y)

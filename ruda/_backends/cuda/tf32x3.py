@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._kernels.matmul import split_k
 from . import tf32x3_source as src
 
 NAME = "tf32x3"
@@ -83,9 +84,7 @@ def launch(ctx: Any, a: Any, lda: int, sa: int, b: Any, ldb: int, sb: int, y: An
     and ``ldb`` elements apart, matrices ``sa`` and ``sb``; 0 broadcasts one), ``y`` a new
     C-ordered float32 array of ``count`` x M x N."""
     shape, split = config(M, N, K, count, ctx.sms)
-    per = -(-K // split)
-    kchunk = -(-per // src.BK) * src.BK  # whole 16-deep slices
-    split = -(-K // kchunk)
+    split, kchunk = split_k(K, split, src.BK)
     if not fits(M, N, count, split, shape):
         raise ValueError(f"ruda {NAME}: {count} x {M} x {N} is past CUDA's grid")
     words = (lda, ldb, sa, sb, K, N)
