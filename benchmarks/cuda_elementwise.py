@@ -5,7 +5,7 @@
 2. dispatch: a chain of 1000 small adds (``y = y + x``, 1000 elements, new result each time),
    host wall time including the final synchronize; microseconds per op for ruda and CuPy.
 
-    RUDA_CUDA=experimental python3 benchmarks/cuda_elementwise.py --json cuda_elementwise.json
+    python3 benchmarks/cuda_elementwise.py --json cuda_elementwise.json
 
 ``--sweep`` also times the contiguous kernel's variants (``elementwise.VARIANTS``) on the add;
 ``--profile FILE`` writes a cProfile of the chain (where the host's microseconds go);
@@ -19,7 +19,6 @@ import cProfile
 import io
 import itertools
 import json
-import os
 import pstats
 import statistics
 import sys
@@ -28,7 +27,6 @@ from pathlib import Path
 
 import numpy
 
-os.environ.setdefault("RUDA_CUDA", "experimental")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
 import cupy  # noqa: E402

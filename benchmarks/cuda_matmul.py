@@ -9,21 +9,19 @@
 Each result is checked against CuPy's first, then timed with CUDA events over ``--reps`` calls
 after a warm-up.
 
-    RUDA_CUDA=experimental python3 benchmarks/cuda_matmul.py --tf32 --json cuda_matmul.json
+    python3 benchmarks/cuda_matmul.py --tf32 --json cuda_matmul.json
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import numpy
 
-os.environ.setdefault("RUDA_CUDA", "experimental")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
 import cupy  # noqa: E402

@@ -8,21 +8,19 @@ Each is checked against CuPy's result first, then timed with CUDA events over ``
 after a warm-up. ``--sweep`` also times the plans' variants (``reductions.VARIANTS``,
 ``scans.VARIANT``) and reports the best of each beside the default.
 
-    RUDA_CUDA=experimental python3 benchmarks/cuda_reduce.py --json cuda_reduce.json
+    python3 benchmarks/cuda_reduce.py --json cuda_reduce.json
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import numpy
 
-os.environ.setdefault("RUDA_CUDA", "experimental")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
 import cupy  # noqa: E402

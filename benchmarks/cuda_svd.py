@@ -1,7 +1,7 @@
 """The reduced SVD of a tall float32 matrix on cuda (scikit-learn's PCA of 100k x 512), step by
 step, beside CuPy's and torch's cuSOLVER drivers in the same run (CUDA events, after a warm-up).
 
-    RUDA_CUDA=experimental python3 benchmarks/cuda_svd.py [--m 100000] [--n 512] [--reps 5]
+    python3 benchmarks/cuda_svd.py [--m 100000] [--n 512] [--reps 5]
 
 Rows: ruda's whole call (QR, the small square's SVD, U = Q U_R), its QR alone, the square's SVD
 alone; CuPy's svd of the whole matrix; torch's svd of the square R with each cuSOLVER driver
@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
 import numpy
 
-os.environ.setdefault("RUDA_CUDA", "experimental")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
 import cupy  # noqa: E402

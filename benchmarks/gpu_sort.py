@@ -12,15 +12,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import os
 import sys
 import time
 from pathlib import Path
 
 import numpy
 
-os.environ.setdefault("RUDA_WGPU", "experimental")
-os.environ.setdefault("RUDA_CUDA", "experimental")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
 import ruda  # noqa: E402

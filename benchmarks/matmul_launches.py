@@ -6,7 +6,7 @@ products, then their sum), interleaved on the tuner's own runner (timestamp quer
 events on cuda, warm-up first). A pass's fixed cost shows as the whole plan's time less its main
 launch's.
 
-    RUDA_WGPU=experimental python3 benchmarks/matmul_launches.py --backend wgpu \
+    python3 benchmarks/matmul_launches.py --backend wgpu \
         --shapes 1x4096x4096,16x4096x11008 --variant '{"form":"tiled","bm":16,"split":64}' \
         --json build/launches.json
 """

@@ -8,7 +8,7 @@ default on the tuner's own runner (timestamp queries on wgpu, events on cuda, wa
 ``--rounds`` interleaved rounds (``tune_sweep.measure``); the ratio is default / variant (> 1:
 faster than the default).
 
-    RUDA_WGPU=experimental python3 benchmarks/matmul_variants.py --backend wgpu \
+    python3 benchmarks/matmul_variants.py --backend wgpu \
         --shapes 16x4096x11008 --base '{"form": "tiled", "bm": 16, "tm": 8, "tn": 8}' \
         --vary split=16,32,64 bk=4,8 --json build/mv.json
 """

@@ -2,7 +2,7 @@
 the same process: ruda's default, the stream form's heuristic and the tiled kernel's, each
 queued back to back after a warm-up (so the card runs at its sustained clocks), host-timed.
 
-    RUDA_WGPU=experimental RUDA_CUDA=experimental python benchmarks/thin_matmul.py \
+    python benchmarks/thin_matmul.py \
         [--shapes 1x4096x4096,16x4096x11008] [--seconds 1.0] [--backend wgpu] [--json f]
 
 Shapes are M x N x K (``C[M, N] = A[M, K] @ B[K, N]``). GB/s counts B's bytes (read once);
@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -22,8 +21,6 @@ from typing import Any
 
 import numpy
 
-os.environ.setdefault("RUDA_WGPU", "experimental")
-os.environ.setdefault("RUDA_CUDA", "experimental")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
 import ruda  # noqa: E402

@@ -17,7 +17,7 @@ starts no case that would not end in time, ``--report`` prints a JSON's table an
     source .gpu-kit/setup.sh && python3 benchmarks/tune_sweep.py --backend cuda --only matmul \
         --json build/ts.json --store build/ts-store --resume; cp build/ts.json $OUT
     # lavapipe: a smoke test
-    RUDA_WGPU=experimental python3 benchmarks/tune_sweep.py --backend wgpu --quick --budget 2
+    python3 benchmarks/tune_sweep.py --backend wgpu --quick --budget 2
 """
 
 from __future__ import annotations
@@ -322,8 +322,6 @@ def main() -> int:
         print("\n".join([HEADER, *map(line, rows), *summarize(rows)[0]]))
         return 0
     kinds = ("cuda", "wgpu") if args.backend == "both" else (args.backend,)
-    for k in kinds:
-        os.environ.setdefault(f"RUDA_{k.upper()}", "experimental")
     os.environ["RUDA_TUNE"] = "off"  # only the explicit searches below tune
     # never the user's own store by default: a sweep's decisions are for the sweep
     os.environ["RUDA_CACHE_DIR"] = args.store or tempfile.mkdtemp(prefix="ruda-tune-sweep-")

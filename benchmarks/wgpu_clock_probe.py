@@ -2,7 +2,7 @@
 candidates timed on the tuner's runner cold, after its copy warm-up, after sustained compute,
 and after an idle pause (a compile's length), beside the same plans on cuda.
 
-    RUDA_WGPU=experimental RUDA_CUDA=experimental python benchmarks/wgpu_clock_probe.py --json F
+    python benchmarks/wgpu_clock_probe.py --json F
 """
 
 from __future__ import annotations

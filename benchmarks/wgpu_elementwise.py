@@ -1,7 +1,7 @@
 """Binary elementwise f32 add on the wgpu backend beside NumPy (a smoke test on lavapipe;
 the figures that matter come from the H200 through Vulkan).
 
-    RUDA_WGPU=experimental python benchmarks/wgpu_elementwise.py [--n 16777216] [--reps 20]
+    python benchmarks/wgpu_elementwise.py [--n 16777216] [--reps 20]
 
 ``--chain`` also times a chain of 1000 small adds (``y = y + x`` on 1000 elements, a new result
 each time, one read-back at the end): microseconds per op, median of 5 runs, beside CuPy's
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import time
@@ -25,7 +24,6 @@ from pathlib import Path
 
 import numpy
 
-os.environ.setdefault("RUDA_WGPU", "experimental")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
 import ruda  # noqa: E402

@@ -2,7 +2,7 @@
 (the targets on the H200 through Vulkan: 8192^3 f32 at 25 TFLOP/s or more, f16 at 60 without
 cooperative matrices; on lavapipe a smoke test).
 
-    RUDA_WGPU=experimental python benchmarks/wgpu_matmul.py [--n 8192] [--reps 10]
+    python benchmarks/wgpu_matmul.py [--n 8192] [--reps 10]
         [--dtype float32|float16] [--json f]
 
 Each variant is checked first: 64 rows of the product against NumPy in float64.
@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
 
 import numpy
 
-os.environ.setdefault("RUDA_WGPU", "experimental")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
 import ruda  # noqa: E402

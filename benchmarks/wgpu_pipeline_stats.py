@@ -7,7 +7,7 @@ backend named. Through Vulkan the statistics come from the driver, asked by the 
 enable); on CUDA from the loaded function's attributes (registers, local memory a thread spills
 to, shared memory). The script builds the layer and restarts itself with it enabled.
 
-    RUDA_WGPU=experimental RUDA_CUDA=experimental python3 benchmarks/wgpu_pipeline_stats.py \\
+    python3 benchmarks/wgpu_pipeline_stats.py \\
         --backend both --shapes 16x4096x11008 --base '{"form":"tiled","bm":16,"tm":8,"tn":8}' \\
         --vary ku=0,2 --json build/pipeline_stats.json
 """

@@ -2,7 +2,7 @@
 with timestamp queries, and the table sums them by kernel name beside the wall time of the
 whole (a gap between the two is launch latency, barriers and host work).
 
-    RUDA_WGPU=experimental python3 benchmarks/wgpu_profile.py svd [--m 100000] [--n 512]
+    python3 benchmarks/wgpu_profile.py svd [--m 100000] [--n 512]
 
 Cases: ``qr`` (R only), ``qrq`` (Q and R), ``svd`` (reduced, of the tall X), ``svdr`` (of its
 square R), ``svdvals`` (of X), ``pca`` (scikit-learn's full PCA, array-API dispatch). The
@@ -21,7 +21,6 @@ from pathlib import Path
 
 import numpy
 
-os.environ.setdefault("RUDA_WGPU", "experimental")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
 import ruda  # noqa: E402

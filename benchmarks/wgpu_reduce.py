@@ -13,14 +13,13 @@ timed on the host over ``--reps`` calls between synchronisations, and its dispat
 read from timestamp queries (``wgpu_profile.Profiler``). ``--sweep`` also times the plans'
 variants (``reductions.VARIANTS``, ``scans.VARIANT``) and reports the best beside the default.
 
-    RUDA_WGPU=experimental python3 benchmarks/wgpu_reduce.py [--sweep] [--json F]
+    python3 benchmarks/wgpu_reduce.py [--sweep] [--json F]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -28,7 +27,6 @@ from typing import Any
 
 import numpy
 
-os.environ.setdefault("RUDA_WGPU", "experimental")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
 from _sweep import sweep as sweep_table  # noqa: E402  (the script's folder is on sys.path)

@@ -8,7 +8,7 @@ dependent multiply-adds per invocation. With no work the fill shows as the time 
 smallest size; with work, a time that steps up with the size says fewer workgroups fit at once
 (compare sizes on one backend: the two compilers treat the loop differently).
 
-    RUDA_WGPU=experimental python3 benchmarks/wgpu_shared_probe.py --groups 8448 \\
+    python3 benchmarks/wgpu_shared_probe.py --groups 8448 \\
         --sizes 32,2304,4608,9216 --work 4000 --json build/shared_probe.json
 """
 

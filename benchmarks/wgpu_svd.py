@@ -1,7 +1,7 @@
 """The reduced SVD of a tall float32 matrix on wgpu (scikit-learn's PCA of 100k x 512), step by
 step: wall time to a read-back of the result, best of ``--reps`` after a warm-up.
 
-    RUDA_WGPU=experimental python3 benchmarks/wgpu_svd.py [--m 100000] [--n 512] [--reps 3]
+    python3 benchmarks/wgpu_svd.py [--m 100000] [--n 512] [--reps 3]
 
 Rows: the QR (R only, and Q with R), the SVD of the square R (with and without vectors), the
 whole SVD, and the Gram product X^T X for scale. Singular values are checked against NumPy's.
@@ -10,14 +10,12 @@ whole SVD, and the Gram product X^T X for scale. Singular values are checked aga
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
 
 import numpy
 
-os.environ.setdefault("RUDA_WGPU", "experimental")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
 import ruda  # noqa: E402

@@ -8,7 +8,7 @@ scalar ``fma`` of one ``A`` value become one vector ``fma``. Run the same script
 once without ``--match`` on one card, and compare the times (``matmul_variants.py`` also checks
 every rewritten kernel's output against the default's).
 
-    RUDA_WGPU=experimental python3 benchmarks/wgpu_vec_probe.py --match '^matmul_f32_f32_f32_nn' \\
+    python3 benchmarks/wgpu_vec_probe.py --match '^matmul_f32_f32_f32_nn' \\
         benchmarks/matmul_variants.py --backend wgpu --shapes 16x4096x11008 \\
         --base '{"form":"tiled","bm":16,"tm":8,"tn":8,"ku":2}' --vary split=16,32
 """

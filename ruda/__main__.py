@@ -1,8 +1,10 @@
-"""``python -m ruda demo``: the devices, a NumPy-style workload checked on each, quick timings.
+"""ruda's command line: ``python -m ruda [demo | devices | tune] ...``.
 
+``python -m ruda demo`` (the default) lists the devices, runs a NumPy-style workload checked
+against NumPy on each and times a few ops (the device is synchronised before every clock read).
 ``python -m ruda devices`` only lists the devices and why a kind is missing.
 ``python -m ruda tune SCRIPT [ARGS...]`` runs a workload with ``RUDA_TUNE=on`` (kernels tuned on
-first use, with a progress bar); ``python -m ruda tune --report`` prints the stored decisions.
+first use, with progress); ``python -m ruda tune --report`` prints the stored decisions.
 """
 
 from __future__ import annotations
@@ -72,12 +74,17 @@ def check(dev: ruda.Device) -> bool:
     return ok
 
 
-def _time(fn, reps: int = 5) -> float:
+def _time(fn, sync=None, reps: int = 5) -> float:
+    """Best of ``reps`` wall times of ``fn()``; ``sync()`` waits for the device before the clock
+    is read (and before it starts), so GPU work is timed, not only its enqueueing."""
+    sync = sync or (lambda: None)
     fn()
+    sync()
     best = float("inf")
     for _ in range(reps):
         t = time.perf_counter()
         fn()
+        sync()
         best = min(best, time.perf_counter() - t)
     return best
 
@@ -93,29 +100,38 @@ def _bench_cases(a: numpy.ndarray, x: ruda.Array) -> list[tuple[str, object, obj
     ]
 
 
+def _fmt(seconds: float) -> str:
+    for unit, scale in (("us", 1e6), ("ms", 1e3)):
+        if seconds * scale < 10_000:
+            return f"{seconds * scale:.1f}{unit}"
+    return f"{seconds:.2f}s"
+
+
 def quick_bench(dev: ruda.Device) -> None:
     print(f"  {'op':<22}{'elements':>12}{'numpy':>12}{'ruda':>12}{'ratio':>8}")
+    # ruda's times include waiting for the device (dev.synchronize()) before the clock is read
     for n in (1_000, 4_000_000):
         a = numpy.random.default_rng(1).standard_normal(n)
         for name, fnp, fru in _bench_cases(a, ruda.asarray(a, device=dev)):
-            tn, tr = _time(fnp), _time(fru)
-            print(f"  {name:<22}{n:>12,}{tn * 1e6:>10.1f}us{tr * 1e6:>10.1f}us{tr / tn:>8.2f}")
+            tn, tr = _time(fnp), _time(fru, None if dev.kind == "cpu" else dev.backend.synchronize)
+            print(f"  {name:<22}{n:>12,}{_fmt(tn):>12}{_fmt(tr):>12}{tr / tn:>8.2f}")
 
 
 class _Progress:
-    """A progress bar per tuned key on stderr (redrawn in place on a terminal)."""
+    """Progress per tuned key on stderr: a bar redrawn in place on a terminal; elsewhere (a log)
+    one line when a key starts and one a second while its search runs longer than that."""
 
     def __init__(self, stream=sys.stderr, width: int = 30) -> None:
         self.stream, self.width, self.tty = stream, width, stream.isatty()
-        self.label, self.t0, self.tuned = "", 0.0, []
+        self.label, self.t0, self.shown, self.tuned = "", 0.0, 0.0, []
 
     def __call__(self, event: str, info: dict) -> None:
         if event == "start":
             k = info["key"]
             self.label = f"{info['family']} {k.op} {','.join(k.dtypes)} {k.bucket}"
-            self.t0 = time.perf_counter()
+            self.t0 = self.shown = time.perf_counter()
             self._draw(0, info["total"])
-        elif event == "step" and self.tty:
+        elif event == "step":
             self._draw(info["done"], info["total"])
         elif event == "done":
             d = info["decision"]
@@ -130,37 +146,66 @@ class _Progress:
             self.stream.flush()
 
     def _draw(self, done: int, total: int) -> None:
+        now = time.perf_counter()
         if not self.tty:
             if done == 0:
                 self.stream.write(f"  tuning {self.label} ({total} candidates)...\n")
+            elif now - self.shown >= 1.0:
+                self.shown = now
+                self.stream.write(f"    {done}/{total} candidates, {now - self.t0:.1f}s\n")
+            self.stream.flush()
             return
         fill = int(self.width * done / max(total, 1))
         bar = "#" * fill + "-" * (self.width - fill)
-        self.stream.write(
-            f"\r  tuning {self.label} [{bar}] {done}/{total} {time.perf_counter() - self.t0:.1f}s"
-        )
+        self.stream.write(f"\r  tuning {self.label} [{bar}] {done}/{total} {now - self.t0:.1f}s")
         self.stream.flush()
 
 
-def tune_main(argv: list[str]) -> int:
-    """``python -m ruda tune SCRIPT [ARGS]`` / ``python -m ruda tune --report``."""
-    import os
-    import runpy
-
+def _tune_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="python -m ruda tune",
-        description="Tune the kernels a workload uses (RUDA_TUNE=on), or print stored decisions.",
+        description="Tune the GPU kernels a workload uses (RUDA_TUNE=on) and store the winners, "
+        "or print the stored decisions (docs/TUNING.md).",
     )
     ap.add_argument("--report", action="store_true", help="print the table of stored decisions")
     ap.add_argument("--budget", type=float, help="seconds per kernel key (RUDA_TUNE_BUDGET)")
+    ap.add_argument("--device", help="the script's default device (RUDA_DEVICE), e.g. cuda or wgpu")
     ap.add_argument("script", nargs="?", help="a Python script to run with tuning on")
     ap.add_argument("args", nargs=argparse.REMAINDER, help="the script's arguments")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def _nothing_to_tune(device: str | None) -> str | None:
+    """Why a tuning run could tune nothing here (no GPU kind runs; a cpu device), else None."""
+    if device is not None and ruda.Device(device).kind == "cpu":
+        return "the cpu has nothing to tune: its ops are NumPy's own code, not ruda's kernels"
+    reasons = {k: probe(k) for k in ("cuda", "wgpu")}
+    if device is not None:
+        kind = ruda.Device(device).kind
+        reasons = {kind: reasons[kind]}
+    if all(r is not None for r in reasons.values()):
+        why = "; ".join(f"{k}: {r}" for k, r in reasons.items())
+        return f"no GPU device to tune on this machine ({why})"
+    return None
+
+
+def tune_main(argv: list[str]) -> int:
+    """``python -m ruda tune [--device D] SCRIPT [ARGS]`` / ``python -m ruda tune --report``."""
+    import os
+    import runpy
+
+    args = _tune_parser().parse_args(argv)
     from ruda._kernels import tune
 
     if args.report or args.script is None:
         print(tune.report())
         return 0
+    why = _nothing_to_tune(args.device)
+    if why is not None:
+        print(f"ruda tune: nothing to tune: {why}", file=sys.stderr)
+        return 0
+    if args.device is not None:
+        os.environ["RUDA_DEVICE"] = args.device
     os.environ["RUDA_TUNE"] = "on"
     if args.budget is not None:
         os.environ["RUDA_TUNE_BUDGET"] = str(args.budget)
@@ -178,27 +223,62 @@ def tune_main(argv: list[str]) -> int:
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
     finally:
         tune.set_progress(None)
-    print(f"{len(progress.tuned)} kernel key(s) tuned", file=sys.stderr)
+    n = len(progress.tuned)
+    print(f"{n} kernel key(s) tuned", file=sys.stderr)
+    if n == 0:
+        print(
+            "ruda tune: nothing was tuned: the script launched no GPU kernel without a stored "
+            "decision (it ran on the cpu, whose ops are NumPy's, or every key it used was tuned "
+            "before: python -m ruda tune --report lists them)",
+            file=sys.stderr,
+        )
     return code
+
+
+COMMANDS = {
+    "demo": "a NumPy workload checked against NumPy on every device, and a quick benchmark",
+    "devices": "list the device kinds and, for each missing one, why it cannot run here",
+    "tune": "tune the GPU kernels a script uses, or print the stored decisions (--report)",
+}
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="python -m ruda",
+        description="ruda: a NumPy drop-in on the Array API, on cpu, cuda and wgpu devices.",
+        epilog="Run 'python -m ruda COMMAND --help' for a command's own options.",
+    )
+    ap.add_argument("--version", action="version", version=f"ruda {ruda.__version__}")
+    sub = ap.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    for name, line in COMMANDS.items():
+        if name == "tune":  # its own parser (a script and its arguments follow)
+            sub.add_parser(name, help=line, add_help=False)
+            continue
+        sp = sub.add_parser(name, help=line, description=line[0].upper() + line[1:] + ".")
+        if name == "demo":
+            sp.add_argument("--device", action="append", help="only these devices (repeatable)")
+    return ap
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "tune":
         return tune_main(argv[1:])
-    ap = argparse.ArgumentParser(prog="python -m ruda")
-    ap.add_argument("command", choices=["demo", "devices"], nargs="?", default="demo")
-    args = ap.parse_args(argv)
+    args = _parser().parse_args(argv)
+    command = args.command or "demo"
     api = ruda.__array_api_version__
     print(f"ruda {ruda.__version__} (Array API {api}), numpy {numpy.__version__}")
     found = devices()
-    if args.command == "devices":
+    if command == "devices":
         return 0
+    wanted = getattr(args, "device", None)
+    if wanted:
+        found = [ruda.Device(d) for d in wanted]
     ok = True
     for dev in found:
         print(f"\nworkload on {dev}, checked against NumPy:")
         ok &= check(dev)
-        print(f"\nquick benchmark on {dev} (best of 5; ratio = ruda / numpy):")
+        print(f"\nquick benchmark on {dev} (best of 5, device synchronised; ratio = ruda / numpy):")
         quick_bench(dev)
     print("\nall results agree with NumPy" if ok else "\nSOME RESULTS DIFFER FROM NUMPY")
     return 0 if ok else 1

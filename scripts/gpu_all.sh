@@ -8,7 +8,6 @@
 set -uo pipefail
 out=${1:-.}
 examples=${CONFORMANCE_EXAMPLES:-100}
-export RUDA_CUDA=experimental
 conf() {  # conf KIND SECONDS
   timeout "$2" python3 conformance/run.py --device "$1" --max-examples "$examples" -n 14 \
     >"$out/conf_$1.log" 2>&1
@@ -17,7 +16,7 @@ conf() {  # conf KIND SECONDS
 }
 (
   bash scripts/gpu_suite.sh "$out" 0 14 200
-  RUDA_WGPU=experimental CUDA_VISIBLE_DEVICES=0 timeout 80 python3 -m pytest tests/kernels -q \
+  CUDA_VISIBLE_DEVICES=0 timeout 80 python3 -m pytest tests/kernels -q \
     -p no:cacheprovider -n 8 -rf >"$out/kernels_vulkan.log" 2>&1
   echo "kernels on Vulkan: $(tail -1 "$out/kernels_vulkan.log")"
   CUDA_VISIBLE_DEVICES=0 conf cuda 120
@@ -28,8 +27,8 @@ conf() {  # conf KIND SECONDS
   echo "sweep cuda: $(tail -3 "$out/tune_sweep_cuda.log")"
 ) &
 (
-  RUDA_WGPU=experimental conf wgpu 330
-  CUDA_VISIBLE_DEVICES=1 RUDA_WGPU=experimental timeout 170 python3 benchmarks/interop_bench.py \
+  conf wgpu 330
+  CUDA_VISIBLE_DEVICES=1 timeout 170 python3 benchmarks/interop_bench.py \
     --repeats 3 --json "$out/interop.json" >"$out/interop.log" 2>&1
   echo "interop:"; cat "$out/interop.log"
 ) &

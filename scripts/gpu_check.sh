@@ -11,7 +11,7 @@
 set -uo pipefail
 out=${1:-.}
 skip=${SKIP:-}
-export RUDA_CUDA=experimental CUDA_VISIBLE_DEVICES=${GPU:-0}
+export CUDA_VISIBLE_DEVICES=${GPU:-0}
 want() { [[ " $skip " != *" $1 "* ]]; }
 
 if want bench; then  # SWEEP=1 / SWEEP_EW=1: the scan / add variants too; PROFILE=1: a cProfile of the chain

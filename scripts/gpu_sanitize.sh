@@ -14,7 +14,7 @@ secs=${2:-240}
 sanitizer=${SANITIZER:-compute-sanitizer}
 t=tests/cuda
 work=$(mktemp -d)
-export RUDA_CUDA=experimental RUDA_TEST_DEVICES=cuda RUDA_CUDA_POOL=off CUDA_VISIBLE_DEVICES=${GPU:-0}
+export RUDA_TEST_DEVICES=cuda RUDA_CUDA_POOL=off CUDA_VISIBLE_DEVICES=${GPU:-0}
 # the linalg groups ("own") instrument ruda's kernels alone (every generated entry point is
 # named ruda_...: _kernels/cuda.py ENTRY_PREFIX): cuBLAS, cuSOLVER and cuFFT run as they are;
 # their reports are NVIDIA's to read (racecheck flags cuBLAS's syr2k) and instrumenting them

@@ -9,7 +9,6 @@
 # with one, one after another in that order (a killed run keeps what the first steps wrote).
 set -uo pipefail
 out=${1:-.}
-export RUDA_CUDA=experimental RUDA_WGPU=experimental
 gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
 g1=$((gpus > 1 ? 1 : 0))
 w=${WGPU_DEV:-wgpu:$g1}  # Vulkan lists the GPUs in CUDA's order (coop_probe.txt shows them)

@@ -10,7 +10,7 @@ limit=${4:-360}
 shift $(($# < 4 ? $# : 4))
 paths=("$@")
 [ ${#paths[@]} -gt 0 ] || paths=(tests --ignore=tests/distributed --ignore=tests/wgpu)
-RUDA_CUDA=experimental RUDA_TEST_DEVICES=cuda CUDA_VISIBLE_DEVICES=$gpu timeout "$limit" \
+RUDA_TEST_DEVICES=cuda CUDA_VISIBLE_DEVICES=$gpu timeout "$limit" \
   python3 -m pytest "${paths[@]}" -n "$workers" -q -p no:cacheprovider --color=no --timeout=240 -rf \
   --json-report --json-report-file="$out/cuda_suite_$gpu.json" --json-report-omit collectors log \
   >"$out/cuda_suite_$gpu.log" 2>&1

@@ -7,7 +7,6 @@
 set -uo pipefail
 out=${1:-.}
 limit=${2:-240}
-export RUDA_WGPU=experimental
 {
   python3 benchmarks/wgpu_elementwise.py --n 268435456 --chain --json "$out/wgpu_elementwise.json"
   python3 benchmarks/wgpu_reduce.py --json "$out/wgpu_reduce.json"

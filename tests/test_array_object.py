@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import os
 import pickle
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -133,25 +132,42 @@ def test_to_device(device, rng):
 
 
 _UNAVAILABLE = """
+import sys
+for mod in sys.argv[1:]:
+    sys.modules[mod] = None  # its import now fails, as on a machine without it
 import ruda
+from ruda._backends import probe
 for name in ("cuda", "wgpu"):
     try:
         ruda.asarray([1.0], device=name)
-        print(name, "AVAILABLE")
+        print(name, "AVAILABLE", probe(name))
     except ruda.DeviceUnavailableError as e:
         print(name, "UNAVAILABLE", str(e).replace(chr(10), " "))
 """
 
 
-def test_unavailable_devices_say_why():
-    # A fresh process without the experimental switches: in this one a test may have already
-    # brought a backend up (its device then stays usable), so the check would depend on order.
+def _availability(*hidden: str) -> dict[str, str]:
+    # A fresh process: in this one a test may have already brought a backend up.
     env = {k: v for k, v in os.environ.items() if k not in ("RUDA_CUDA", "RUDA_WGPU")}
-    out = subprocess.run([sys.executable, "-c", _UNAVAILABLE], env=env, capture_output=True,
-                         text=True, timeout=120, cwd=ROOT).stdout  # fmt: skip
-    for name, hint in (("cuda", "CuPy|CUDA|cuda"), ("wgpu", "wgpu|WebGPU|adapter")):
-        line = next(ln for ln in out.splitlines() if ln.startswith(name + " "))
-        assert "UNAVAILABLE" in line and re.search(hint, line), line
+    out = subprocess.run([sys.executable, "-c", _UNAVAILABLE, *hidden], env=env,
+                         capture_output=True, text=True, timeout=120, cwd=ROOT).stdout  # fmt: skip
+    return {ln.split()[0]: ln for ln in out.splitlines() if ln.split()[:1] in (["cuda"], ["wgpu"])}
+
+
+def test_unavailable_devices_say_why():
+    lines = _availability("cupy", "wgpu")
+    assert "UNAVAILABLE" in lines["cuda"] and "CuPy is not installed" in lines["cuda"], lines
+    assert "UNAVAILABLE" in lines["wgpu"] and "wgpu-py is not installed" in lines["wgpu"], lines
+
+
+def test_gpu_backends_on_without_a_switch():
+    # No RUDA_CUDA/RUDA_WGPU in the environment: a kind runs exactly when its probe finds it.
+    from ruda._backends import probe
+
+    lines = _availability()
+    for name in ("cuda", "wgpu"):
+        expect = "AVAILABLE None" if probe(name) is None else "UNAVAILABLE"
+        assert lines[name].startswith(f"{name} {expect}"), lines[name]
 
 
 def test_repr_str_match_numpy(rng):

@@ -8,7 +8,7 @@ import pytest
 
 from tests.gpu.fixtures import device_fixtures, pytest_generate_tests  # noqa: F401
 
-_experimental, gdev, ctx = device_fixtures("cuda", "RUDA_CUDA")
+gdev, ctx = device_fixtures("cuda")
 
 
 @pytest.fixture

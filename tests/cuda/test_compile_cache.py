@@ -175,7 +175,7 @@ _FIRST_CALL = textwrap.dedent("""
 def test_fresh_process_first_call_is_cheap(cdev, tmp_path) -> None:
     """The first ``x + y`` of a fresh process whose cache holds it: <= 2 ms (render, read the
     file, load the cubin, launch, synchronize)."""
-    env = dict(os.environ, RUDA_CUDA="experimental", RUDA_CACHE_DIR=str(tmp_path))
+    env = dict(os.environ, RUDA_CACHE_DIR=str(tmp_path))
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
 
     def run() -> dict:

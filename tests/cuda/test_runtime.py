@@ -15,27 +15,24 @@ GPU_DTYPES = ALL = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16"
 
 
 # -- registration (runs without a GPU: CuPy's device count is faked) ------------------------------
-def test_gated_by_the_environment_variable(monkeypatch) -> None:
+def test_on_whenever_a_device_is_visible(monkeypatch) -> None:
     cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
     from ruda._backends import probe
 
     monkeypatch.setattr(cupy.cuda.runtime, "getDeviceCount", lambda: 1)
     monkeypatch.delenv("RUDA_CUDA", raising=False)
-    reason = probe("cuda")
-    assert reason is not None and "RUDA_CUDA=experimental" in reason
-    monkeypatch.setenv("RUDA_CUDA", "experimental")
     assert probe("cuda") is None
     monkeypatch.setattr(cupy.cuda.runtime, "getDeviceCount", lambda: 0)
     assert "no CUDA device" in probe("cuda")
 
 
 def test_reason_names_what_is_missing(monkeypatch) -> None:
+    import sys
+
     from ruda._backends import probe
 
-    monkeypatch.delenv("RUDA_CUDA", raising=False)
-    reason = probe("cuda")
-    assert reason is not None
-    assert any(w in reason for w in ("CuPy", "CUDA device", "RUDA_CUDA=experimental")), reason
+    monkeypatch.setitem(sys.modules, "cupy", None)  # import cupy now raises ImportError
+    assert "CuPy is not installed" in probe("cuda")
 
 
 def test_devices_and_unimplemented_ops(cdev, ctx) -> None:

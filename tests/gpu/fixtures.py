@@ -1,7 +1,5 @@
 """Fixtures of the GPU backends' tests, made per backend: each backend's conftest imports them.
 
-The backends are experimental, so each test enables its backend (monkeypatch, not the session:
-the main suite's device list, probed at collection, keeps them out until they are complete).
 ``gdev`` is device 0 of the kind, or a skip that says why the backend cannot run here. The
 shared test modules (``tests/gpu/*.py``) are imported into each backend's test modules; their
 dtype parameters come from the importing module's lists (``PARAMS``).
@@ -17,15 +15,11 @@ import pytest
 import ruda
 
 
-def device_fixtures(kind: str, env: str) -> tuple[Any, Any, Any]:
-    """(_experimental, gdev, ctx) fixtures for device kind ``kind`` switched on by ``env``."""
-
-    @pytest.fixture(autouse=True)
-    def _experimental(monkeypatch: pytest.MonkeyPatch) -> None:
-        monkeypatch.setenv(env, "experimental")
+def device_fixtures(kind: str) -> tuple[Any, Any]:
+    """(gdev, ctx) fixtures for device kind ``kind``."""
 
     @pytest.fixture
-    def gdev(_experimental: None) -> ruda.Device:
+    def gdev() -> ruda.Device:
         from ruda._backends import probe
 
         reason = probe(kind)
@@ -38,7 +32,7 @@ def device_fixtures(kind: str, env: str) -> tuple[Any, Any, Any]:
         """The device's backend context (allocator, compiler, launcher)."""
         return importlib.import_module(f"ruda._backends.{kind}.context").context(gdev.index)
 
-    return _experimental, gdev, ctx
+    return gdev, ctx
 
 
 # Parameters whose values the importing test module lists (the backend's dtypes).

@@ -25,7 +25,7 @@ from tests.helpers import to_numpy
 from . import test_render_compile
 
 wgpu_device = test_render_compile.wgpu_device  # the adapter fixture, shared
-_experimental, gdev, ctx = device_fixtures("wgpu", "RUDA_WGPU")
+gdev, ctx = device_fixtures("wgpu")
 TYPES = (ir.F32, ir.F64, ir.C64, ir.C128)
 
 

@@ -91,7 +91,6 @@ def test_spans_cover_the_range_within_the_cap():
 def wdev(monkeypatch: pytest.MonkeyPatch) -> ruda.Device:
     from ruda._backends import probe
 
-    monkeypatch.setenv("RUDA_WGPU", "experimental")
     reason = probe("wgpu")
     if reason is not None:
         pytest.skip(f"wgpu backend unavailable: {reason}")

@@ -128,7 +128,7 @@ def test_runtime_takes_the_routes():
         r = numpy.asarray(np.reciprocal(a).to_device("cpu"))
         assert (r == numpy.reciprocal(x)).all(), r
     """)
-    env = dict(os.environ, RUDA_WGPU="experimental", RUDA_DEVICE="cpu",
+    env = dict(os.environ, RUDA_DEVICE="cpu",
                RUDA_WGPU_ASSUME=",".join(sorted(wgsl.PSEUDO_FEATURES)))  # fmt: skip
     env.setdefault("XDG_RUNTIME_DIR", "/tmp")
     r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,

@@ -34,8 +34,7 @@ N_BIG = 1 << 22
 
 @pytest.fixture
 def wgpu_ops(cache_dir, monkeypatch):
-    """(device, its context, the wgpu ops module) with the backend switched on."""
-    monkeypatch.setenv("RUDA_WGPU", "experimental")
+    """(device, its context, the wgpu ops module)."""
     from ruda._backends import probe
 
     reason = probe("wgpu")
@@ -226,8 +225,7 @@ WORK = textwrap.dedent("""
 def test_a_tuned_key_is_persisted_and_reused_by_a_fresh_process(wgpu_ops, tmp_path):
     script = tmp_path / "work.py"
     script.write_text(WORK)
-    env = {**os.environ, "RUDA_CACHE_DIR": str(tmp_path), "PYTHONPATH": PYPATH,
-           "RUDA_WGPU": "experimental"}  # fmt: skip
+    env = {**os.environ, "RUDA_CACHE_DIR": str(tmp_path), "PYTHONPATH": PYPATH}
     env.pop("RUDA_TUNE", None)
 
     def run(*args):

@@ -28,7 +28,6 @@ PROGRAM = textwrap.dedent("""
 
 
 def test_wgpu_runs_through_the_layer(tmp_path, monkeypatch):
-    monkeypatch.setenv("RUDA_WGPU", "experimental")
     from ruda._backends import probe
 
     reason = probe("wgpu")
@@ -43,7 +42,7 @@ def test_wgpu_runs_through_the_layer(tmp_path, monkeypatch):
     out = tmp_path / "out"
     out.mkdir()
     path = os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))
-    env = {**os.environ, "RUDA_WGPU": "experimental", "VK_LAYER_PATH": str(tmp_path / "layer"),
+    env = {**os.environ, "VK_LAYER_PATH": str(tmp_path / "layer"),
            "VK_INSTANCE_LAYERS": "VK_LAYER_RUDA_vkstats", "RUDA_VKSTATS_OUT": str(out),
            "RUDA_VKSTATS_SPIRV": "1", "PYTHONPATH": path}  # fmt: skip
     env.setdefault("XDG_RUNTIME_DIR", "/tmp")

@@ -7,7 +7,7 @@ import pytest
 
 from tests.gpu.fixtures import device_fixtures, pytest_generate_tests  # noqa: F401
 
-_experimental, gdev, ctx = device_fixtures("wgpu", "RUDA_WGPU")
+gdev, ctx = device_fixtures("wgpu")
 
 
 @pytest.fixture

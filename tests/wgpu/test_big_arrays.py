@@ -173,57 +173,49 @@ def test_buffer_over_max_buffer_size(ctx, gdev):
 @pytest.fixture(scope="module")
 def big():
     """(device, NumPy arrays, device arrays) of N float32 each, made once for this module."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("RUDA_WGPU", "experimental")
-        from ruda._backends import probe
+    from ruda._backends import probe
 
-        reason = probe("wgpu")
-        if reason is not None:
-            pytest.skip(f"wgpu backend unavailable: {reason}")
-        from ruda._backends.wgpu.context import context
+    reason = probe("wgpu")
+    if reason is not None:
+        pytest.skip(f"wgpu backend unavailable: {reason}")
+    from ruda._backends.wgpu.context import context
 
-        if N * 4 <= context(0).max_binding:
-            pytest.skip("this adapter binds the whole test array: nothing to split")
-        seed = int.from_bytes(os.urandom(4), "little")
-        print(f"big arrays seed {seed}")
-        rng = numpy.random.default_rng(seed)
-        a = rng.integers(-2, 3, N).astype("float32")  # integer-valued: exact sums
-        b = rng.standard_normal(N, dtype="float32")
-        b[N - 1000], b[N - 3000] = 9.0, -9.0  # extremes past the first binding's worth
-        dev = ruda.Device("wgpu:0")
-        yield dev, a, b, ruda.asarray(a, device=dev), ruda.asarray(b, device=dev)
+    if N * 4 <= context(0).max_binding:
+        pytest.skip("this adapter binds the whole test array: nothing to split")
+    seed = int.from_bytes(os.urandom(4), "little")
+    print(f"big arrays seed {seed}")
+    rng = numpy.random.default_rng(seed)
+    a = rng.integers(-2, 3, N).astype("float32")  # integer-valued: exact sums
+    b = rng.standard_normal(N, dtype="float32")
+    b[N - 1000], b[N - 3000] = 9.0, -9.0  # extremes past the first binding's worth
+    dev = ruda.Device("wgpu:0")
+    yield dev, a, b, ruda.asarray(a, device=dev), ruda.asarray(b, device=dev)
 
 
-@pytest.fixture
-def big_on(big, monkeypatch):
-    monkeypatch.setenv("RUDA_WGPU", "experimental")
-    return big
-
-
-def test_big_add(big_on):
-    _, a, b, A, B = big_on
+def test_big_add(big):
+    _, a, b, A, B = big
     assert numpy.array_equal(host(A + B), a + b)
 
 
-def test_big_multiply_broadcast(big_on):
-    _, a, b, A, B = big_on
+def test_big_multiply_broadcast(big):
+    _, a, b, A, B = big
     got = host(A.reshape(4200, 8000) * B[-8000:])
     assert numpy.array_equal(got, a.reshape(4200, 8000) * b[-8000:])
 
 
-def test_big_strided_views(big_on):
-    _, a, b, A, B = big_on
+def test_big_strided_views(big):
+    _, a, b, A, B = big
     assert numpy.array_equal(host(B[::-2] - A[1::2]), b[::-2] - a[1::2])
     assert numpy.array_equal(host(B.reshape(4200, 8000).T[5:9]), b.reshape(4200, 8000).T[5:9])
 
 
-def test_big_astype(big_on):
-    _, a, b, A, B = big_on
+def test_big_astype(big):
+    _, a, b, A, B = big
     assert numpy.array_equal(host(B.astype(ruda.float16)), b.astype("float16"))
 
 
-def test_big_sum(big_on):
-    _, a, b, A, B = big_on
+def test_big_sum(big):
+    _, a, b, A, B = big
     a2, A2 = a.reshape(4200, 8000), A.reshape(4200, 8000)
     assert float(host(ruda.sum(A))) == a.sum(dtype="f8")
     assert numpy.array_equal(host(ruda.sum(A2, axis=0)), a2.sum(axis=0, dtype="f8"))
@@ -231,26 +223,26 @@ def test_big_sum(big_on):
     numpy.testing.assert_allclose(host(ruda.mean(B)), b.mean(dtype="f8"), atol=1e-6)
 
 
-def test_big_cumsum(big_on):
-    _, a, b, A, B = big_on
+def test_big_cumsum(big):
+    _, a, b, A, B = big
     assert numpy.array_equal(host(ruda.cumsum(A)), numpy.cumsum(a, dtype="f8"))
 
 
-def test_big_matmul(big_on):
-    _, a, b, A, B = big_on
+def test_big_matmul(big):
+    _, a, b, A, B = big
     got = host(A.reshape(4200, 8000) @ B[:16000].reshape(8000, 2))
     want = a.reshape(4200, 8000).astype("f8") @ b[:16000].reshape(8000, 2).astype("f8")
     numpy.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
 
 
-def test_big_take(big_on):
-    _, a, b, A, B = big_on
+def test_big_take(big):
+    _, a, b, A, B = big
     idx = numpy.array([0, 7, N // 2, N - 1000, N - 1, -5, 33_554_431, 33_554_432])
     assert numpy.array_equal(host(B[ruda.asarray(idx, device=A.device)]), b[idx])
 
 
-def test_big_argmax(big_on):
-    _, a, b, A, B = big_on
+def test_big_argmax(big):
+    _, a, b, A, B = big
     assert int(host(ruda.argmax(B))) == int(b.argmax()) == N - 1000
     assert int(host(ruda.argmin(B))) == int(b.argmin()) == N - 3000
     assert int(host(ruda.argmax(A))) == int(a.argmax())  # ties: the first

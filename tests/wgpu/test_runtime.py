@@ -18,14 +18,16 @@ GPU_DTYPES = ["float32", "float64", "int32", "int64", "uint64", *NARROW]
 
 
 # -- registration ---------------------------------------------------------------------------
-def test_disabled_without_the_environment_variable(monkeypatch) -> None:
+def test_on_by_default_without_any_switch(monkeypatch) -> None:
     from ruda._backends import probe
+    from ruda._backends.wgpu.context import adapters
 
     monkeypatch.delenv("RUDA_WGPU", raising=False)
     reason = probe("wgpu")
-    assert reason is not None
-    if "adapter" not in reason and "wgpu-py" not in reason:
-        assert "experimental" in reason and "RUDA_WGPU=experimental" in reason
+    if adapters():
+        assert reason is None
+    else:
+        assert reason is not None and "adapter" in reason
 
 
 def test_devices_one_per_adapter(wdev) -> None:

@@ -3,9 +3,8 @@
 CuPy is the driver layer only: its memory pool, streams, NVRTC binding, module loading and
 kernel launches. Every result is computed by ruda's own kernels (``ruda._kernels``); no CuPy
 array function runs. Devices ``cuda:0``... are CuPy's device ordinals, each with its own context
-(allocator, compiler, launcher: see the modules beside this one). The backend is incomplete
-(elementwise functions, casts, creation, views, reductions and scans so far), so it is
-enabled only with ``RUDA_CUDA=experimental``; every other op raises NotImplementedError.
+(allocator, compiler, launcher: see the modules beside this one). The backend is on whenever
+CuPy imports and sees a CUDA device.
 """
 
 from __future__ import annotations
@@ -16,13 +15,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ..base import Backend, DeviceUnavailableError
-from ..gpu.backend import GpuBackend, experimental_switch
-
-ENABLE = "RUDA_CUDA"
+from ..gpu.backend import GpuBackend
 
 
 def unavailable_reason() -> str | None:
-    """None when a CUDA device exists and the backend is switched on, else what is missing."""
+    """None when CuPy imports and sees a CUDA device, else what is missing."""
     try:
         import cupy
     except ImportError:
@@ -35,7 +32,7 @@ def unavailable_reason() -> str | None:
         return f"no CUDA device: {e}"
     if n == 0:
         return "no CUDA device is visible"
-    return experimental_switch(ENABLE, "cuda", "its speed targets are not met yet")
+    return None
 
 
 def library_modules() -> list[Any]:

@@ -1,4 +1,4 @@
-"""The skeleton of a GPU backend: the experimental switch, the per-device context registry and
+"""The skeleton of a GPU backend: the per-device context registry and
 the ``Backend`` subclass whose allocator, compiler and launcher are the current device's.
 
 A backend module supplies its ``Context`` class, how many devices exist, its ops modules
@@ -7,22 +7,11 @@ A backend module supplies its ``Context`` class, how many devices exist, its ops
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable
 from typing import Any
 
 from ..base import Backend
-
-
-def experimental_switch(env: str, kind: str, why: str) -> str | None:
-    """None when the environment variable ``env`` is ``experimental``, else why ``kind`` is off."""
-    if os.environ.get(env, "") != "experimental":
-        return (
-            f"the {kind} backend is experimental ({why}); enable it with the "
-            f"environment variable {env}=experimental"
-        )
-    return None
 
 
 class Contexts:
@@ -114,4 +103,4 @@ class GpuBackend(Backend):
         return self.library.get(op)
 
 
-__all__ = ["Contexts", "GpuBackend", "experimental_switch"]
+__all__ = ["Contexts", "GpuBackend"]

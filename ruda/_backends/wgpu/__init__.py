@@ -2,8 +2,8 @@
 
 Devices ``wgpu:0``, ``wgpu:1``... are the adapters wgpu finds on Vulkan, Metal or D3D12
 (``RUDA_WGPU_BACKENDS`` may add OpenGL), GPUs first. Each has its own context (device, queue,
-allocator, compiler, launcher: see the modules beside this one). Until its issue's speed and
-conformance points hold on real GPUs it is enabled only with ``RUDA_WGPU=experimental``.
+allocator, compiler, launcher: see the modules beside this one). The backend is on whenever
+wgpu-py imports and finds an adapter.
 """
 
 from __future__ import annotations
@@ -12,9 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..base import Backend, DeviceUnavailableError
-from ..gpu.backend import GpuBackend, experimental_switch
-
-ENABLE = "RUDA_WGPU"
+from ..gpu.backend import GpuBackend
 
 
 def unavailable_reason() -> str | None:
@@ -37,7 +35,7 @@ def unavailable_reason() -> str | None:
             + ", ".join(context.backends())
             + " (install a Vulkan driver, e.g. Debian's mesa-vulkan-drivers)"
         )
-    return experimental_switch(ENABLE, "wgpu", "its speed targets are not met on every GPU yet")
+    return None
 
 
 class WgpuBackend(GpuBackend):
