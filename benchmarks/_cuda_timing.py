@@ -9,7 +9,9 @@ import cupy
 
 
 def event_seconds(fn: Callable[[], Any], reps: int) -> float:
-    """Seconds per call of ``fn`` on the current stream, from CUDA events (after a warm-up)."""
+    """Seconds per call of ``fn`` on the current stream, from CUDA events (after a warm-up).
+
+    The events see only the current CuPy device's stream: ruda's arrays must live there."""
     fn()
     start, stop = cupy.cuda.Event(), cupy.cuda.Event()
     start.record()

@@ -173,6 +173,7 @@ def main() -> None:
     p.add_argument("--breakdown", action="store_true", help="time the chain's parts")
     args = p.parse_args()
     dev = ruda.Device(args.device)
+    cupy.cuda.Device(dev.index).use()  # the events and CuPy's anchor on ruda's device
     sync = dev.backend.synchronize
     t_ruda, t_cupy = bandwidth(dev, args.n, args.reps)
     nbytes = 3 * 4 * args.n

@@ -77,6 +77,7 @@ def main() -> None:
     p.add_argument("--json", default="")
     args = p.parse_args()
     dev = ruda.Device(args.device)
+    cupy.cuda.Device(dev.index).use()  # the events and CuPy's anchor on ruda's device
     rng = numpy.random.default_rng()
     results: dict[str, Any] = {}
     props = cupy.cuda.runtime.getDeviceProperties(dev.index)

@@ -77,6 +77,7 @@ def bench_read(tmp: str, name: str, n: int, shape: tuple[int, ...], repeats: int
     def ruda_pass(ds, seed):
         for b in ds.batches(BATCH, shuffle=True, seed=seed):
             b["image"], b["label"]
+        b["image"].device.synchronize()  # at once on the cpu; a GPU's copies finish first
 
     cold = float("inf")
     for _ in range(repeats):

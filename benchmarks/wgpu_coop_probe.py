@@ -94,7 +94,9 @@ def probe(adapter, n: int, tm: int, tn: int, reps: int) -> dict:
             p.dispatch_workgroups(n // (8 * tn), n // (8 * tm), 1)
         p.end()
         dev.queue.submit([enc.finish()])
-        dev.queue.on_submitted_work_done_sync()
+        # a 4-byte read-back waits for the work before it (on_submitted_work_done_sync raises
+        # TypeError in wgpu-py 0.32 with its bundled wgpu-native)
+        dev.queue.read_buffer(bc, 0, 4)
 
     run(1)
     got = numpy.frombuffer(dev.queue.read_buffer(bc), numpy.float32).reshape(n, n)
