@@ -85,10 +85,13 @@ for _mod in _CHAPTERS:
 
 from . import (  # noqa: E402  (extensions import the namespace)
     _array_methods,  # noqa: E402,F401  (NumPy's ndarray methods, over the namespace)
+    cuda,  # streams and events (ruda.cuda), imported without CuPy
     fft,
     linalg,
     random,
+    wgpu,  # synchronize and timing events (ruda.wgpu), imported without wgpu-py
 )
+from ._devices import MemoryInfo  # noqa: E402,F401  (Device.memory_info's result type)
 
 __all__ = sorted(
     {n for m in _CHAPTERS for n in m.__all__}

@@ -113,7 +113,7 @@ def quick_bench(dev: ruda.Device) -> None:
     for n in (1_000, 4_000_000):
         a = numpy.random.default_rng(1).standard_normal(n)
         for name, fnp, fru in _bench_cases(a, ruda.asarray(a, device=dev)):
-            tn, tr = _time(fnp), _time(fru, None if dev.kind == "cpu" else dev.backend.synchronize)
+            tn, tr = _time(fnp), _time(fru, dev.synchronize)
             print(f"  {name:<22}{n:>12,}{_fmt(tn):>12}{_fmt(tr):>12}{tr / tn:>8.2f}")
 
 

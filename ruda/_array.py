@@ -99,9 +99,32 @@ class Array:
         return ruda
 
     def to_device(self, device: Any, /, *, stream: Any = None) -> Array:
+        """This array on ``device`` (itself when it is there already).
+
+        ``stream`` (the standard's): where a cuda device takes part, the copy on it runs on
+        that stream (a ``ruda.cuda.Stream``, an int address: 1 the legacy default stream, 2 the
+        per-thread one, -1 the current stream without synchronization) after the work queued
+        on the current stream, which waits for the copy in turn; on the same device the stream
+        is made to wait for that work. cpu and wgpu have no streams: only None (ValueError).
+        """
         dev = resolve(device)
+        if stream is not None:
+            src = self._device
+            if "cuda" not in (src.kind, dev.kind):
+                raise ValueError(
+                    f"ruda.Array.to_device: stream must be None for a copy from {src} to {dev} "
+                    f"(cpu and wgpu devices have no streams), got {stream!r}"
+                )
+            from . import cuda
+
+            native = cuda.transfer(self, dev, stream)
+            return self if dev is src else _wrap(native, dev)
         if dev is self._device:
             return self
+        if self._data.dtype.hasobject:
+            from ._validation import refuse_object
+
+            refuse_object(self._data.dtype, "Array.to_device", dev)
         host = self._device.backend.allocator.to_host(self._data)
         return _wrap(dev.backend.allocator.from_host(host), dev)
 
@@ -114,9 +137,19 @@ class Array:
         dl_device: tuple[Any, int] | None = None,
         copy: bool | None = None,
     ) -> Any:
+        # The standard's stream: on CUDA an int (-1, 1, 2 or a handle; a ruda.cuda.Stream
+        # too), which the export makes wait for the work queued on the current stream; devices
+        # without streams (cpu, wgpu) take None only.
+        if stream is not None:
+            if self._device.kind != "cuda":
+                raise ValueError(
+                    f"ruda.Array.__dlpack__: stream must be None for an array on "
+                    f"{self._device} (it has no streams), got {stream!r}"
+                )
+            from .cuda import stream_pointer
+
+            stream = stream_pointer(stream, "ruda.Array.__dlpack__")
         if self._device is CPU:
-            if stream is not None:
-                raise ValueError("ruda.Array.__dlpack__: stream must be None for a cpu array")
             kw: dict[str, Any] = {}
             if max_version is not None:
                 kw["max_version"] = max_version
@@ -256,6 +289,11 @@ class Array:
             r = self._data[key]
         except Exception as e:
             raise annotate("Array.__getitem__", e) from e
+        d = self._data
+        if d.dtype.kind == "O" and (type(r) is not _ndarray or _one_element(key, d.ndim)):
+            # NumPy's rule: an object array's element is the Python object stored, never
+            # converted (None stays None, a list stays a list, a dict can be indexed)
+            return r
         return _wrap(r, self._device)  # _wrap makes NumPy scalars 0-d arrays on the cpu
 
     def __setitem__(self, key: Any, value: Any, /) -> None:
@@ -267,7 +305,17 @@ class Array:
                     break
         elif t is not int and t is not slice:
             key = _index_key(key, self._device)
+        if self._data.dtype.kind == "O" and _one_element(key, self._data.ndim):
+            # One element of an object array holds whatever is assigned (NumPy stores the
+            # reference): a dict, a list, a ruda array are kept as they are.
+            try:
+                self._data[key] = value
+            except Exception as e:
+                raise annotate("Array.__setitem__", e) from e
+            return
         if type(value) is Array:
+            if value._device is not self._device and _is_host_value(value):
+                value = _wrap(_moved(value, self._device), self._device)  # a host value
             if value._device is not self._device:
                 raise ValueError(
                     f"ruda.Array.__setitem__: value is on {value._device}, the array on "
@@ -382,6 +430,23 @@ def _index_key(key: Any, device: Device) -> Any:
     return _index_part(key, device)
 
 
+def _one_element(key: Any, ndim: int) -> bool:
+    """Whether native ``key`` picks one element of an ``ndim``-d array: an integer (or 0-d
+    integer array) for every dimension, NumPy's rule for returning a scalar."""
+    parts = key if type(key) is tuple else (key,)
+    if len(parts) != ndim:
+        return False
+    for k in parts:
+        if type(k) is int:
+            continue
+        if isinstance(k, _ndarray):
+            if k.ndim or kind_of(k.dtype) not in "iu":
+                return False
+        elif isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+            return False
+    return True
+
+
 def _index_part(k: Any, device: Device) -> Any:
     if isinstance(k, Array):
         if k._device is not device:
@@ -403,10 +468,23 @@ def _mismatch(name: str, a: Array, b: Array) -> ValueError:
     )
 
 
+def _is_host_value(x: Array) -> bool:
+    return x._device is CPU and x._data.ndim == 0
+
+
+def _moved(x: Array, device: Device) -> Any:
+    """A 0-d cpu array's value as a native 0-d array on ``device`` (its dtype kept)."""
+    return device.backend.allocator.from_host(x._data)
+
+
 def _operand(name: str, self: Array, other: Any) -> Any:
     """A native operand for a binary dunder, or NotImplemented for foreign types."""
     if isinstance(other, Array):
         if other._device is not self._device:
+            # Note: a 0-d cpu array is a host value, moved as a Python scalar would be (as
+            # PyTorch's 0-d cpu tensors are); arrays with dimensions never move silently.
+            if _is_host_value(other):
+                return _moved(other, self._device)
             raise _mismatch(name, self, other)
         return other._data
     if isinstance(other, np.generic):
@@ -426,8 +504,13 @@ def _make_binary(name: str) -> tuple[Any, Any, Any]:
         t = type(other)
         if t is Array:
             if other._device is not self._device:
-                raise _mismatch(name, self, other)
-            o = other._data
+                if _is_host_value(self) and not _is_host_value(other):
+                    # a 0-d cpu array on the left: the op runs where the other operand is
+                    d = other._device
+                    return _wrap(d._ops[name](_moved(self, d), other._data), d)
+                o = _operand(name, self, other)
+            else:
+                o = other._data
         elif t in _SCALARS:
             o = other
         else:
@@ -521,7 +604,9 @@ def _install_speedups() -> None:
     for name, value in py.__dict__.items():
         if name not in owned:
             setattr(fast, name, value)
-    _speedups.init(CPU, _ndarray, np.asarray, py.__dict__["__getitem__"], fallbacks)
+    _speedups.init(
+        CPU, _ndarray, np.asarray, py.__dict__["__getitem__"], fallbacks, np.dtype(object)
+    )
     Array = _new_array = fast
 
 

@@ -9,8 +9,8 @@ import numpy as np
 from . import _dtypes as dt
 from ._array import Array, _wrap
 from ._devices import CPU, Device, _current, _env_default, default_device, resolve
-from ._errors import detail
-from ._validation import as_array, dtype_arg, shape_arg
+from ._errors import annotate, detail
+from ._validation import as_array, dtype_arg, refuse_object, shape_arg
 
 __all__ = [
     "arange",
@@ -66,6 +66,7 @@ def asarray(
     if isinstance(obj, Array):
         dev = obj._device if device is None else resolve(device)
         if dev is not obj._device:
+            refuse_object(obj._data.dtype, "asarray", dev)
             if copy is False:
                 raise ValueError(
                     f"ruda.asarray: copy=False but moving from {obj._device} to {dev} copies"
@@ -100,13 +101,14 @@ def asarray(
         raise ValueError(f"ruda.asarray: cannot convert obj: {detail(e)}") from None
     except OverflowError as e:
         raise OverflowError(f"ruda.asarray: a value does not fit the dtype: {detail(e)}") from None
+    except MemoryError as e:  # NumPy's _ArrayMemoryError: a MemoryError naming ruda.asarray
+        raise annotate("asarray", e) from None
     if data.dtype == object:
         # Note: object arrays are NumPy's, carried through on the cpu only; an arbitrary
         # Python object with no dtype asked for is a mistake, not an array.
         if npdt is None and not isinstance(obj, (np.ndarray, list, tuple)):
             raise TypeError(f"ruda.asarray: cannot make an array from {type(obj).__name__}")
-        if dev is not CPU:
-            raise TypeError(f"ruda.asarray: object arrays live on the cpu only, not {dev}")
+        refuse_object(data.dtype, "asarray", dev)
     return _to_device(data, dev)
 
 
@@ -294,12 +296,10 @@ def _fill_dtype(fill_value: Any, fname: str) -> np.dtype:
 
 
 def _fill_native(fill_value: Any, dev: Device, fname: str) -> Any:
-    if isinstance(fill_value, Array):
-        if fill_value._device is not dev:
-            raise ValueError(
-                f"ruda.{fname}: fill_value is on {fill_value._device}, the result on {dev}"
-            )
-        return fill_value._data
+    if isinstance(fill_value, Array):  # on another device: a 0-d cpu array moves, others raise
+        if fill_value._device is dev:
+            return fill_value._data
+        return as_array(fill_value, fname, "fill_value", dev)._data
     return fill_value
 
 
@@ -321,6 +321,8 @@ def full(
     dev, npdt = _dev_dtype("full", device, dtype, None)
     if npdt is None:
         npdt = _FILL.get(type(fill_value)) or _fill_dtype(fill_value, "full")
+        if dev is not CPU:
+            refuse_object(npdt, "full", dev)
     shape = _shape(shape, "full")
     if order != "C":
         _check_order(order, "full")
@@ -336,6 +338,7 @@ def _like(fname: str, x: Any, dtype: Any, device: Any, order: str, shape: Any, *
     npdt = dtype_arg(dtype, fname, dev)
     if npdt is None:
         npdt = x._data.dtype
+        refuse_object(npdt, fname, dev)
     if dev is x._device:
         kw: dict[str, Any] = {"dtype": npdt, "order": order}
         if shape is not None:

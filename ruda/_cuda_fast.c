@@ -9,7 +9,9 @@
  *     0 < size <= chunk and no keywords are looked up in `fast` by
  *     (dtypes..., ctx, (size - 1).bit_length()), as ops.py does; a hit launches, a miss calls
  *     first_call(args, key) (which may fill `fast`), anything else calls slow(*args, **kw).
- *   - Prepared(driver, ctx, alloc, dtype, fptr, block, per, arity, name): one prepared launch,
+ *   - Prepared(driver, ctx, alloc, dtype, fptr, block, per, arity, name, status=0): one
+ *     prepared launch (status: the address of the device's floating-point status words, passed
+ *     after the output when nonzero),
  *     an entry of `fast`: allocates the result through the pool callable, fills the CudaArray's
  *     slots and calls cuLaunchKernel with the pointers and the element count, one 8-byte slot
  *     each (the bytes compiler.Program.pack writes), from a buffer on the C stack.
@@ -55,15 +57,19 @@ typedef intptr_t (*stream_fn)(void);
 #define MAX_ARITY 2
 
 /* -- CudaArray's slots, read and written at their offsets (set by init) ------------------- */
-enum { F_CTX, F_MEM, F_OFFSET, F_SHAPE, F_STRIDES, F_DTYPE, F_SIZE, F_CONTIG, N_FIELDS };
+enum { F_CTX, F_MEM, F_OFFSET, F_SHAPE, F_STRIDES, F_DTYPE, F_SIZE, F_CONTIG, F_READONLY,
+       N_FIELDS };
 static const char *FIELD_NAMES[N_FIELDS] = {"ctx", "mem", "offset", "shape", "_strides",
-                                            "dtype", "size", "_contig"};
+                                            "dtype", "size", "_contig", "readonly"};
 static Py_ssize_t Off[N_FIELDS];
 static PyTypeObject *CudaArrayType = NULL;
 #define SLOT(o, f) (*(PyObject **)((char *)(o) + Off[f]))
 
 static PyObject *StrPtr, *StrIsContiguous, *Zero;
 static unsigned long long TotalLaunches = 0;  /* launches through Prepared, for tests */
+/* launches through Prepared of kernels with floating-point status words: the host reads the
+ * words only when this moved (ruda/_backends/gpu/fpstatus.py) */
+static unsigned long long StatusLaunches = 0;
 
 static PyObject *init(PyObject *mod, PyObject *cls)
 {
@@ -458,6 +464,7 @@ typedef struct {
     unsigned int block;
     long long per;  /* elements per block: block x items per thread */
     int arity;
+    uint64_t status;  /* the device's floating-point status words (0: the kernel has none) */
     unsigned long long launches;
     vectorcallfunc vectorcall;
 } Prepared;
@@ -493,8 +500,8 @@ static uint64_t device_ptr(PyObject *x)
  * shape); the result is a new contiguous CudaArray of xs[0]'s shape. */
 static PyObject *prepared_run(Prepared *p, PyObject *const *xs, long long n, PyObject *name)
 {
-    uint64_t vals[MAX_ARITY + 2];
-    void *params[MAX_ARITY + 2];
+    uint64_t vals[MAX_ARITY + 3];
+    void *params[MAX_ARITY + 3];
     int k = p->arity;
     for (int i = 0; i < k; i++) {
         vals[i] = device_ptr(xs[i]);
@@ -517,13 +524,16 @@ static PyObject *prepared_run(Prepared *p, PyObject *const *xs, long long n, PyO
     SLOT(y, F_DTYPE) = Py_NewRef(p->dtype);
     SLOT(y, F_SIZE) = Py_XNewRef(SLOT(xs[0], F_SIZE));
     SLOT(y, F_CONTIG) = Py_NewRef(Py_True);
+    SLOT(y, F_READONLY) = Py_NewRef(Py_False);  /* a fresh result is writeable */
     vals[k] = mem_ptr(mem);
     if (PyErr_Occurred()) {
         Py_DECREF(y);
         return NULL;
     }
-    vals[k + 1] = (uint64_t)n;  /* u32 n in its 8-byte slot: the low 4 bytes, then zeros */
-    for (int i = 0; i < k + 2; i++) params[i] = &vals[i];
+    int nv = k + 1;
+    if (p->status) vals[nv++] = p->status;  /* the status words: the last buffer */
+    vals[nv++] = (uint64_t)n;  /* u32 n in its 8-byte slot: the low 4 bytes, then zeros */
+    for (int i = 0; i < nv; i++) params[i] = &vals[i];
     unsigned int grid = (unsigned int)((n + p->per - 1) / p->per);
     launch_fn launch = p->driver->launch;
     int rc, again;
@@ -543,19 +553,22 @@ static PyObject *prepared_run(Prepared *p, PyObject *const *xs, long long n, PyO
     }
     p->launches++;
     TotalLaunches++;
+    if (p->status) StatusLaunches++;
     return y;
 }
 
 static PyObject *prepared_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
 {
     static char *names[] = {"driver", "ctx", "alloc", "dtype", "fptr", "block", "per", "arity",
-                            "name", NULL};
+                            "name", "status", NULL};
     PyObject *driver, *ctx, *alloc, *dtype, *fptr, *name;
     unsigned int block;
     long long per;
     int arity;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!OOOOILiU:Prepared", names, &DriverType, &driver,
-                                     &ctx, &alloc, &dtype, &fptr, &block, &per, &arity, &name))
+    unsigned long long status = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!OOOOILiU|K:Prepared", names, &DriverType,
+                                     &driver, &ctx, &alloc, &dtype, &fptr, &block, &per, &arity,
+                                     &name, &status))
         return NULL;
     if (CudaArrayType == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "ruda._cuda_fast.init(CudaArray) was not called");
@@ -589,6 +602,7 @@ static PyObject *prepared_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
     p->block = block;
     p->per = per;
     p->arity = arity;
+    p->status = (uint64_t)status;
     p->vectorcall = prepared_vectorcall;
     return (PyObject *)p;
 }
@@ -1054,9 +1068,16 @@ static PyObject *launches(PyObject *mod, PyObject *unused)
     return PyLong_FromUnsignedLongLong(TotalLaunches);
 }
 
+static PyObject *status_launches(PyObject *mod, PyObject *unused)
+{
+    return PyLong_FromUnsignedLongLong(StatusLaunches);
+}
+
 static PyMethodDef module_methods[] = {
     {"init", init, METH_O, "init(CudaArray): learn the slots the fast path reads and writes."},
     {"launches", launches, METH_NOARGS, "Launches made through Prepared objects so far."},
+    {"status_launches", status_launches, METH_NOARGS,
+     "Launches through Prepared objects of kernels with floating-point status words so far."},
     {"cache_set", cache_set, METH_O,
      "cache_set(on): turn the small-block cache on or off (off gives its free blocks back); "
      "returns the previous setting."},

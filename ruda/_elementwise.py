@@ -11,10 +11,13 @@ from typing import Any
 
 import numpy as np
 
+from . import _dtypes as dt
 from ._array import Array, _wrap, _wrap_tree, call1, call2
+from ._devices import CPU
 from ._dtypes import kind_of
 from ._ops import ELEMENTWISE, Op
-from ._validation import as_array, common_device, dtype_arg
+from ._promotion import result_type
+from ._validation import as_array, common_device, dtype_arg, writeable
 
 _SCALARS = (int, float, complex, bool)
 __all__: list[str] = []
@@ -22,10 +25,28 @@ __all__: list[str] = []
 
 def _native(x: Any, fname: str, dev: Any) -> Any:
     if type(x) is Array or isinstance(x, Array):
-        return x._data
+        # a 0-d cpu array beside arrays on another device moves there (as_array)
+        return x._data if x._device is dev else as_array(x, fname, device=dev)._data
     if type(x) in _SCALARS or isinstance(x, np.generic):
         return x
     return as_array(x, fname, device=dev)._data
+
+
+def _typed(v: Any) -> Any:
+    """A native operand as ``result_type`` takes it: Python scalars stay (weak), the others
+    by their dtype (NumPy scalars and 0-d arrays are strong in NumPy 2)."""
+    return v if type(v) in _SCALARS else dt.from_numpy(v.dtype)
+
+
+def _check_out(fname: str, out: Any, dev: Any) -> None:
+    """``out=`` must be a ruda array on the operands' device."""
+    if not isinstance(out, Array):
+        raise TypeError(f"ruda.{fname}: out must be a ruda array, got {type(out).__name__}")
+    if out._device is not dev:
+        raise ValueError(
+            f"ruda.{fname}: out is on {out._device}, the operands on {dev}; "
+            "ruda never transfers silently"
+        )
 
 
 def _kwargs(fname: str, dev: Any, out: Any, kw: dict) -> dict:
@@ -33,8 +54,8 @@ def _kwargs(fname: str, dev: Any, out: Any, kw: dict) -> dict:
     if out is not None:
         outs = out if isinstance(out, tuple) else (out,)
         for o in outs:
-            if not isinstance(o, Array):
-                raise TypeError(f"ruda.{fname}: out must be a ruda array, got {type(o).__name__}")
+            _check_out(fname, o, dev)
+            writeable(o, fname)
         kw["out"] = tuple(o._data for o in outs) if isinstance(out, tuple) else out._data
     if "where" in kw and kw["where"] is not True:
         kw["where"] = _native(kw["where"], fname, dev)
@@ -67,6 +88,9 @@ def _make_unary(op: Op):
 
 def _unary_full(name: str, x: Any, out: Any, kwargs: dict) -> Any:
     dev = common_device(name, x, out)
+    if dev is not CPU and not isinstance(x, Array):
+        # a scalar alone on a GPU default device: a 0-d array there, as NumPy makes one
+        x = as_array(x, name, device=dev)
     d = _native(x, name, dev)
     impl = dev._ops[name]
     if out is None and not kwargs:
@@ -90,11 +114,28 @@ def _make_binary(op: Op):
 
 def _binary_full(name: str, x1: Any, x2: Any, out: Any, kwargs: dict) -> Any:
     dev = common_device(name, x1, x2, out)
+    if dev is not CPU and _is_scalar(x1) and _is_scalar(x2):
+        x1, x2 = _lone_scalars(name, dev, x1, x2)
     a, b = _native(x1, name, dev), _native(x2, name, dev)
     impl = dev._ops[name]
     if out is None and not kwargs:
         return _result(impl(a, b), None, dev)
     return _result(impl(a, b, **_kwargs(name, dev, out, kwargs)), out, dev)
+
+
+def _is_scalar(x: Any) -> bool:
+    return type(x) in _SCALARS or isinstance(x, np.generic)
+
+
+def _lone_scalars(name: str, dev: Any, x1: Any, x2: Any) -> tuple[Any, Any]:
+    """Scalar operands with no array beside them, for a device other than the cpu (the
+    default device): 0-d arrays there, with NumPy 2's result dtypes. NumPy scalars become
+    0-d arrays of their dtype and Python scalars stay weak beside one; two Python scalars
+    become NumPy's 0-d arrays (int64, float64, complex128, bool), as NumPy converts them."""
+    if type(x1) in _SCALARS and type(x2) in _SCALARS:
+        return as_array(x1, name, device=dev), as_array(x2, name, device=dev)
+    x1, x2 = (x if type(x) in _SCALARS else as_array(x, name, device=dev) for x in (x1, x2))
+    return x1, x2
 
 
 def _make_method(op: Op, method: str):
@@ -175,38 +216,51 @@ del _op, _f, _alias
 
 
 def clip(x: Array, /, min: Any = None, max: Any = None, out: Any = None, **kwargs: Any) -> Array:
-    """Clamp each element of ``x`` to ``[min, max]``; the result keeps ``x``'s dtype.
+    """Clamp each element of ``x`` to ``[min, max]``, with NumPy 2's promotion of the bounds.
+
+    Python scalar bounds are weak (an int array with float bounds gives float64, as in
+    NumPy); a Python int bound beyond ``x``'s integer range on the side that cannot bind is
+    dropped, one beyond it on the other side raises OverflowError.
 
     >>> import ruda as np
     >>> np.clip(np.asarray([-2, 0, 9]), 0, 5)
     array([0, 0, 5])
+    >>> np.clip(np.asarray([-3, 0, 1, 5]), 0.5, 2.5)
+    array([0.5, 0.5, 1. , 2.5])
     """
     # NumPy's positional names a_min/a_max still work as keywords.
     min = kwargs.pop("a_min", min)
     max = kwargs.pop("a_max", max)
     x = as_array(x, "clip")
     dev = common_device("clip", x, min, max, out)
+    if out is not None:
+        _check_out("clip", out, dev)
+    x = as_array(x, "clip", device=dev)
+    xd = x._data
+    if kind_of(xd.dtype) in "iu":
+        # NumPy's rule (numpy/_core/_methods.py _clip): an int bound past the dtype's range
+        # on the side that cannot bind is no bound at all.
+        info = np.iinfo(xd.dtype)
+        if type(min) is int and min <= info.min:
+            min = None
+        if type(max) is int and max >= info.max:
+            max = None
     if min is None and max is None:
-        return x if out is None else _copy_into(x, out)
+        return _copy_into(x, out) if out is not None else _wrap(dev._ops["copy"](xd), dev)
     lo = None if min is None else _native(min, "clip", dev)
     hi = None if max is None else _native(max, "clip", dev)
-    xd = x._data
-    nt = xd.dtype
-    if kind_of(nt) in "iu":
-        # Out-of-range Python bounds must not overflow x's dtype: clamp them to its range.
-        info = np.iinfo(nt)
-        if type(lo) is int:
-            lo = nt.type(min_(max_(lo, info.min), info.max))
-        if type(hi) is int:
-            hi = nt.type(min_(max_(hi, info.min), info.max))
+    # The result dtype is NumPy 2's: x's with the bounds (Python scalars weak, NumPy scalars
+    # and arrays as arrays). x is converted first, so each backend clamps in that dtype.
+    want = result_type(x.dtype, *(_typed(b) for b in (lo, hi) if b is not None))._np
+    if want != xd.dtype:
+        xd = dev._ops["astype"](xd, want)
     impl = dev._ops["clip"]
     if out is not None:
         impl(xd, lo, hi, out=out._data, **kwargs)
         return out
     r = impl(xd, lo, hi, **kwargs)
-    if r.dtype != nt:
-        # Note: the standard keeps x's dtype even when a bound array has a wider one.
-        r = r.astype(nt)
+    if r.dtype != want:  # ml_dtypes' bfloat16 loops answer float32
+        r = r.astype(want)
     return _wrap(r, dev)
 
 
@@ -228,7 +282,6 @@ def round(x: Array, /, decimals: int = 0, out: Any = None) -> Array:
 
 
 around = round
-min_, max_ = min, max  # builtins, before the namespace shadows them
 
 
 def _copy_into(x: Array, out: Array) -> Array:

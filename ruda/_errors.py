@@ -13,7 +13,8 @@ class DeviceUnavailableError(RuntimeError):
     """A device kind is known but cannot be used here; the message says why."""
 
 
-_BASES = (IndexError, ValueError, TypeError, ArithmeticError, RuntimeError, LookupError)
+_BASES = (IndexError, ValueError, TypeError, ArithmeticError, RuntimeError, LookupError,
+          MemoryError, OSError, BufferError)  # fmt: skip
 
 
 def annotate(op: str, exc: BaseException) -> BaseException:
@@ -28,9 +29,37 @@ def annotate(op: str, exc: BaseException) -> BaseException:
         try:
             new = type(exc)(text)
         except Exception:  # exception types whose constructor wants more than a message
-            new = next((b(text) for b in _BASES if isinstance(exc, b)), Exception(text))
+            new = _with_message(type(exc), text)
     new.__cause__ = exc
     return new
+
+
+_MESSAGE_TYPES: dict[type, type] = {}
+
+
+def _with_message(cls: type, text: str) -> BaseException:
+    """An instance of ``cls`` (or of a subclass) whose message is ``text``, for exception types
+    whose constructor wants more than a message (NumPy's ``_ArrayMemoryError(shape, dtype)``):
+    ``except MemoryError`` and ``except cls`` still catch it."""
+    sub = _MESSAGE_TYPES.get(cls)
+    if sub is None:
+        try:
+            sub = type(cls.__name__, (cls,), {
+                "__init__": lambda self, *args: BaseException.__init__(self, *args),
+                "__str__": BaseException.__str__,
+                "__module__": cls.__module__,
+                "__qualname__": cls.__qualname__,
+            })  # fmt: skip
+            _MESSAGE_TYPES[cls] = sub
+        except TypeError:  # a class that cannot be subclassed
+            sub = None
+    if sub is not None:
+        try:
+            return sub(text)
+        except Exception:
+            pass
+    base = next((b for b in cls.__mro__ if b in _BASES or b is MemoryError), Exception)
+    return base(text)
 
 
 def detail(exc: BaseException) -> str:

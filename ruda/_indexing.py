@@ -14,7 +14,7 @@ from ._dtypes import kind_of
 from ._errors import detail
 from ._index_tricks import __all__ as _tricks_all
 from ._index_tricks import c_, index_exp, ix_, mgrid, ogrid, r_, s_  # noqa: F401  (re-exported)
-from ._validation import as_array, common_device, normalize_axis, wrap
+from ._validation import as_array, common_device, normalize_axis, wrap, writeable
 
 __all__ = [
     "take", "take_along_axis",
@@ -112,10 +112,8 @@ def take_along_axis(x: Any, indices: Any, /, axis: int | None = -1) -> Array:
 
 
 def _values(v: Any, fname: str, dev: Any, arg: str = "values") -> Any:
-    if isinstance(v, Array):
-        if v._device is not dev:
-            raise ValueError(f"ruda.{fname}: {arg} is on {v._device}, the array on {dev}")
-        return v._data
+    if isinstance(v, Array):  # on another device: a 0-d cpu array moves, others raise
+        return v._data if v._device is dev else as_array(v, fname, arg, dev)._data
     if isinstance(v, (int, float, complex, bool, np.generic)):
         return v
     return as_array(v, fname, arg, dev)._data
@@ -124,6 +122,7 @@ def _values(v: Any, fname: str, dev: Any, arg: str = "values") -> Any:
 def _target(a: Any, fname: str, arg: str = "a") -> Array:
     if not isinstance(a, Array):
         raise TypeError(f"ruda.{fname}: {arg} must be a ruda array (it is changed in place)")
+    writeable(a, fname, arg)
     return a
 
 

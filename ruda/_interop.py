@@ -125,6 +125,8 @@ def numpy_on_device(
     """
     import importlib
 
+    if method in (None, "__call__") and _host_outs(kwargs):
+        return _into_host_outs(name, func, method, args, kwargs, dev)
     mod = getattr(func, "__module__", None) or "numpy"
     sub = {"numpy.linalg": ".linalg", "numpy.fft": ".fft"}.get(mod, "")
     target = None
@@ -140,6 +142,48 @@ def numpy_on_device(
         raise transfer_error(f"{name} (called through NumPy)", dev)
     call = func if method is None else getattr(func, method)
     return _to_device_tree(call(*_host_tree(args), **_host_tree(kwargs)), dev)
+
+
+def _host_outs(kwargs: Any) -> bool:
+    """Whether NumPy passed ``out=`` holding a NumPy array (``ndarray += gpu_array`` does)."""
+    import numpy as np
+
+    out = kwargs.get("out")
+    outs = out if isinstance(out, tuple) else (out,)
+    return any(isinstance(o, np.ndarray) for o in outs)
+
+
+def _into_host_outs(name: str, func: Any, method: str | None, args: Any, kwargs: Any,
+                    dev: Any) -> Any:  # fmt: skip
+    """A NumPy call on device arrays whose ``out=`` is a NumPy array: computed on the device,
+    then copied into the host array, which needs implicit transfers (else a TypeError that
+    says what the caller did). Returns the out= arrays as the cpu does (a NumPy one wrapped as
+    a cpu array sharing its memory)."""
+    import numpy as np
+
+    from ._array import Array, _wrap
+    from ._devices import CPU
+
+    out = kwargs["out"]
+    outs = out if isinstance(out, tuple) else (out,)
+    if not get_implicit_transfer():
+        raise TypeError(
+            f"ruda.{name}: NumPy called {name} with out= a numpy.ndarray (an in-place operator "
+            f"such as `ndarray += x` does this) and an operand on {dev}; the result would be "
+            f"copied to the host implicitly. Write into a ruda array, or {HOW}"
+        )
+    rest = {k: v for k, v in kwargs.items() if k != "out"}
+    r = numpy_on_device(name, func, method, args, rest, dev)
+    rs = r if isinstance(r, tuple) else (r,)
+    for o, v in zip(outs, rs, strict=True):
+        if isinstance(o, np.ndarray):
+            h = v.to_device("cpu")._data if isinstance(v, Array) else np.asarray(v)
+            np.copyto(o, h, casting="same_kind")
+        elif o is not None:
+            o[...] = v
+    # as on the cpu (``ruda.Array.__array_ufunc__``): the out= arrays, a NumPy one as a cpu array
+    done = tuple(_wrap(o, CPU) if isinstance(o, np.ndarray) else o for o in outs)
+    return done if len(done) > 1 else done[0]
 
 
 def _host_tree(x: Any) -> Any:

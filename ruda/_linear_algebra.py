@@ -25,7 +25,15 @@ from ._polynomial import (
     roots,
     vander,
 )
-from ._validation import as_array, common_device, dtype_arg, normalize_axes, normalize_axis, wrap
+from ._validation import (
+    as_array,
+    common_device,
+    dtype_arg,
+    normalize_axes,
+    normalize_axis,
+    wrap,
+    writeable,
+)
 
 __all__ = [
     "matmul",
@@ -63,7 +71,7 @@ def _out(fname: str, out: Any, dev: Device) -> Any:
         raise TypeError(f"ruda.{fname}: out must be a ruda array, got {type(out).__name__}")
     if out._device is not dev:
         raise ValueError(f"ruda.{fname}: out is on {out._device}, the operands on {dev}")
-    return out._data
+    return writeable(out, fname)
 
 
 def matmul(x1: Any, x2: Any, /, out: Array | None = None, **kwargs: Any) -> Array:

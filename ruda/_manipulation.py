@@ -45,8 +45,11 @@ def _arrays(arrays: Any, fname: str) -> tuple[Any, list[Any]]:
             return dev, data  # the common case: ruda arrays on one device
     arrays = list(arrays)
     dev = common_device(fname, *arrays)
+    # a 0-d cpu array beside arrays on another device moves there (as_array)
     return dev, [
-        a._data if type(a) is Array else as_array(a, fname, f"arrays[{i}]", dev)._data
+        a._data
+        if type(a) is Array and a._device is dev
+        else as_array(a, fname, f"arrays[{i}]", dev)._data
         for i, a in enumerate(arrays)
     ]
 

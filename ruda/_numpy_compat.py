@@ -6,6 +6,7 @@ their names are re-exported here, so ``ruda.<name>`` finds them.
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -54,17 +55,55 @@ little_endian = sys.byteorder == "little"
 
 
 # -- floating-point error state ------------------------------------------------------------
-# Note: these act on NumPy's error state, which governs the CPU backend; GPU backends do not trap.
+# Note: these act on NumPy's error state, which governs the CPU backend directly. GPU devices
+# report later than NumPy, not at the op: at the next read from the device, at
+# Device.synchronize(), and when an errstate block is entered or left (_backends/gpu/fpstatus.py).
 
 
 class errstate(np.errstate):
     """Floating-point error handling inside a ``with`` block, or for a decorated function.
+
+    On GPU devices the errors of the block's ops are reported when the block is left (with the
+    block's modes) if no read from the device reported them before.
 
     >>> import ruda as np
     >>> with np.errstate(divide="ignore"):
     ...     np.asarray([1.0]) / 0
     array([inf])
     """
+
+    def __enter__(self) -> None:
+        _fp_check("entry to an errstate block")  # errors of before, with the modes of before
+        super().__enter__()
+
+    def __exit__(self, *exc_info: Any) -> None:
+        try:
+            if exc_info[0] is None:  # else they wait for the next read
+                _fp_check("exit from an errstate block")
+        finally:
+            super().__exit__(*exc_info)
+
+    def __call__(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            r = func(*args, **kwargs)
+            _fp_check("exit from an errstate block")
+            return r
+
+        inner = super().__call__(functools.wraps(func)(checked))
+
+        @functools.wraps(func)
+        def outer(*args: Any, **kwargs: Any) -> Any:
+            _fp_check("entry to an errstate block")
+            return inner(*args, **kwargs)
+
+        return outer
+
+
+def _fp_check(when: str) -> None:
+    from ._backends.gpu import fpstatus
+
+    if fpstatus._ALL:
+        fpstatus.check_all(when)
 
 
 def seterr(
@@ -365,6 +404,10 @@ def nan_to_num(
     array([0., 9., 1.])
     """
     arr = as_array(x, "nan_to_num")
+    # NumPy stores the replacements cast to x's dtype: a NumPy scalar is a value, not a dtype
+    nan, posinf, neginf = (
+        v.item() if isinstance(v, np.generic) else v for v in (nan, posinf, neginf)
+    )
     r = arr._device._ops["nan_to_num"](arr._data, copy=copy, nan=nan, posinf=posinf, neginf=neginf)
     if r is arr._data:
         return arr

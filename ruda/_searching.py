@@ -7,8 +7,10 @@ from typing import Any
 
 import numpy as np
 
+from . import _dtypes as dt
 from ._array import Array, _wrap, _wrap_tree, call1
 from ._dtypes import kind_of
+from ._promotion import result_type
 from ._utility import axis_arg, finish, native, out_arg
 from ._validation import as_array, common_device, normalize_axis
 
@@ -215,4 +217,22 @@ def where(
     c = native(condition, "where", "condition", dev)
     a = native(x1, "where", "x1", dev)
     b = native(x2, "where", "x2", dev)
+    _where_ints(a, b)
     return _wrap(dev._ops["where"](c, a, b), dev)
+
+
+def _where_ints(a: Any, b: Any) -> None:
+    """OverflowError for a Python int that does not fit the result's integer dtype, as NumPy 2
+    raises for every function taking Python scalars."""
+    # Note: NumPy up to 2.4 stored it wrapped in ``where`` alone (``where(c, x_uint8, -2)`` held
+    # 254); NumPy 2.5 raises, and so does ruda on every device.
+    typed = [dt.from_numpy(v.dtype) for v in (a, b) if type(v) not in _SCALARS]
+    if not typed:
+        return
+    rn = result_type(*typed, *(v for v in (a, b) if type(v) in _SCALARS))._np
+    if kind_of(rn) not in "iu":
+        return
+    info = np.iinfo(rn)
+    for v in (a, b):
+        if type(v) is int and not info.min <= v <= info.max:
+            raise OverflowError(f"ruda.where: Python integer {v} out of bounds for {rn}")

@@ -33,6 +33,7 @@ static PyObject *ReshapeName = NULL;    /* interned "reshape" */
 static PyObject *GetitemName = NULL;    /* interned "Array.__getitem__" */
 static PyObject *Guarded = NULL;        /* the dtype whose arrays take an op's slow path */
 static PyObject *DtypeName = NULL;      /* interned "dtype" */
+static PyTypeObject *ObjectDType = NULL; /* type(numpy.dtype(object)): object arrays' dtype class */
 static void reraise_named(PyObject *name);
 
 enum {
@@ -70,29 +71,57 @@ static int simple_index(PyObject *k)
     return PyLong_CheckExact(k) || PySlice_Check(k) || k == Py_Ellipsis || k == Py_None;
 }
 
+/* Whether data (an ndarray) holds Python objects: its elements are returned as stored. */
+static int is_object_array(PyObject *data)
+{
+    if (ObjectDType == NULL) return 0;
+    PyObject *d = PyObject_GetAttr(data, DtypeName);
+    if (d == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    int r = Py_TYPE(d) == ObjectDType;
+    Py_DECREF(d);
+    return r;
+}
+
 static PyObject *ab_getitem(ArrayBase *self, PyObject *key)
 {
     if (self->device == CPU && ArrayType != NULL) {
         PyObject *native = NULL;
+        int ints = 0; /* the key is Python ints only: it may pick one element */
         if (simple_index(key)) {
             native = key;
+            ints = PyLong_CheckExact(key);
         } else if (PyTuple_CheckExact(key)) {
             Py_ssize_t n = PyTuple_GET_SIZE(key);
             native = key;
+            ints = 1;
             for (Py_ssize_t i = 0; i < n; i++) {
-                if (!simple_index(PyTuple_GET_ITEM(key, i))) {
+                PyObject *k = PyTuple_GET_ITEM(key, i);
+                if (!simple_index(k)) {
                     native = NULL;
                     break;
                 }
+                ints &= PyLong_CheckExact(k);
             }
         } else if (Py_TYPE(key) == ArrayType && ((ArrayBase *)key)->device == CPU) {
             native = ((ArrayBase *)key)->data;
+            ints = 1; /* a 0-d integer array picks one element too */
         }
         if (native != NULL) {
             PyObject *r = PyObject_GetItem(self->data, native);
             if (r == NULL) {
                 reraise_named(GetitemName);
                 return NULL;
+            }
+            if (Py_TYPE(r) != NDArray) {
+                /* one element: an object array's is the stored object itself, as in NumPy */
+                if (is_object_array(self->data)) return r;
+            } else if (ints && is_object_array(self->data)) {
+                /* an element that is itself an ndarray, or a view: the Python path tells */
+                Py_DECREF(r);
+                return PyObject_CallFunctionObjArgs(SlowGetitem, (PyObject *)self, key, NULL);
             }
             return wrap(r, self->device);
         }
@@ -472,10 +501,11 @@ static PyObject *set_reshape(PyObject *mod, PyObject *fn)
 
 static PyObject *init(PyObject *mod, PyObject *args)
 {
-    PyObject *cpu, *nd, *asarray, *slow, *fb;
-    if (!PyArg_ParseTuple(args, "OO!OOO!", &cpu, &PyType_Type, &nd, &asarray, &slow,
-                          &PyDict_Type, &fb))
+    PyObject *cpu, *nd, *asarray, *slow, *fb, *objdt = NULL;
+    if (!PyArg_ParseTuple(args, "OO!OOO!|O", &cpu, &PyType_Type, &nd, &asarray, &slow,
+                          &PyDict_Type, &fb, &objdt))
         return NULL;
+    if (objdt != NULL) Py_XSETREF(ObjectDType, (PyTypeObject *)Py_NewRef(Py_TYPE(objdt)));
     Py_XSETREF(CPU, Py_NewRef(cpu));
     Py_XSETREF(NDArray, (PyTypeObject *)Py_NewRef(nd));
     Py_XSETREF(AsArray, Py_NewRef(asarray));
@@ -558,7 +588,8 @@ static PyObject *op_names(PyObject *mod, PyObject *unused)
 
 static PyMethodDef module_methods[] = {
     {"init", init, METH_VARARGS,
-     "init(cpu, ndarray, asarray, slow_getitem, fallbacks): wire the Python side."},
+     "init(cpu, ndarray, asarray, slow_getitem, fallbacks[, object_dtype]): wire the Python "
+     "side."},
     {"op_names", op_names, METH_NOARGS, "The op names whose operators run here."},
     {"set_annotate", set_annotate, METH_O, "set_annotate(fn): (op name, exc) -> exc to raise."},
     {"set_guarded", set_guarded, METH_O,

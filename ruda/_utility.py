@@ -12,7 +12,7 @@ import numpy as np
 
 from ._array import Array, _wrap, _wrap_tree
 from ._devices import Device
-from ._validation import as_array, common_device, normalize_axes, normalize_axis
+from ._validation import as_array, common_device, normalize_axes, normalize_axis, writeable
 
 __all__ = [
     "all",
@@ -49,13 +49,8 @@ def axis_arg(axis: Any, ndim: int, fname: str) -> Any:
 
 def native(v: Any, fname: str, arg: str, dev: Device) -> Any:
     """The native array for an Array or array-like; Python scalars, None and strings pass."""
-    if isinstance(v, Array):
-        if v._device is not dev:
-            raise ValueError(
-                f"ruda.{fname}: {arg} is on {v._device}, expected {dev}; "
-                "move it with to_device(), ruda never transfers silently"
-            )
-        return v._data
+    if isinstance(v, Array):  # on another device: a 0-d cpu array moves, others raise
+        return v._data if v._device is dev else as_array(v, fname, arg, dev)._data
     if v is None or type(v) in _SCALARS or isinstance(v, (str, np.generic)):
         return v
     return as_array(v, fname, arg, dev)._data
@@ -67,7 +62,7 @@ def out_arg(out: Any, fname: str, dev: Device) -> Any:
         raise TypeError(f"ruda.{fname}: out must be a ruda array, got {type(out).__name__}")
     if out._device is not dev:
         raise ValueError(f"ruda.{fname}: out is on {out._device}, the input on {dev}")
-    return out._data
+    return writeable(out, fname)
 
 
 def numpy_kwargs(fname: str, dev: Device, out: Any = None, where: Any = True, **kw: Any) -> dict:

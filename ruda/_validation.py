@@ -21,6 +21,11 @@ def as_array(x: Any, fname: str, arg: str = "x", device: Device | None = None) -
     """An Array from an Array or (NumPy-style) array-like; array-likes go to ``device``."""
     if type(x) is Array or isinstance(x, Array):
         if device is not None and x._device is not device:
+            if is_host_value(x):
+                # Note: a 0-d cpu array is a host value (as PyTorch's 0-d cpu tensors are):
+                # it goes to the other operands' device as a Python scalar would, its dtype
+                # kept. Arrays with dimensions never move silently.
+                return _wrap(device.backend.allocator.from_host(x._data), device)
             raise ValueError(
                 f"ruda.{fname}: {arg} is on {x._device}, expected {device}; "
                 "move it with to_device(), ruda never transfers silently"
@@ -55,19 +60,34 @@ def refuse_bfloat16(fname: str, *dtypes: Any) -> None:
         raise TypeError(f"ruda.{fname}: array type bfloat16 is unsupported in linalg")
 
 
+def is_host_value(x: Any) -> bool:
+    """Whether ``x`` is a 0-d array on the cpu: a host value, which combines with arrays on
+    any device (``as_array`` moves it there, as it would a Python scalar)."""
+    return isinstance(x, Array) and x._device is CPU and x._data.ndim == 0
+
+
 def common_device(fname: str, *arrays: Any) -> Device:
-    """The one device of the arrays among ``arrays`` (default device if none); raises on a mix."""
+    """The one device of the arrays among ``arrays`` (default device if none); raises on a mix.
+
+    0-d cpu arrays are host values: they take the other arrays' device (the cpu when alone).
+    """
     dev: Device | None = None
+    host = False
     for a in arrays:
         if isinstance(a, Array):
-            if dev is None:
-                dev = a._device
-            elif a._device is not dev:
+            d = a._device
+            if d is CPU and a._data.ndim == 0:
+                host = True
+            elif dev is None:
+                dev = d
+            elif d is not dev:
                 raise ValueError(
-                    f"ruda.{fname}: arrays are on different devices ({dev} and {a._device}); "
+                    f"ruda.{fname}: arrays are on different devices ({dev} and {d}); "
                     "move them with to_device(), ruda never transfers silently"
                 )
-    return dev if dev is not None else resolve(None)
+    if dev is not None:
+        return dev
+    return CPU if host else resolve(None)
 
 
 def normalize_axis(axis: Any, ndim: int, fname: str, arg: str = "axis") -> int:
@@ -111,8 +131,33 @@ def dtype_arg(dtype: Any, fname: str, device: Device | None = None) -> np.dtype 
     except TypeError as e:
         raise TypeError(f"ruda.{fname}: dtype={dtype!r} is not a data type") from e
     if device is not None and device is not CPU:
+        refuse_object(npdt, fname, device)
         device.backend.check_dtype(npdt, fname)
     return npdt
+
+
+def refuse_object(npdt: Any, fname: str, device: Device) -> None:
+    """TypeError when an object dtype is asked for on a device other than the cpu.
+
+    Note: object arrays are NumPy's (references to Python objects); they live on the cpu only.
+    """
+    if device is not CPU and npdt is not None and getattr(npdt, "hasobject", False):
+        raise TypeError(
+            f"ruda.{fname}: object dtype is cpu-only; device {device} holds numeric data "
+            "only (make object arrays on the cpu)"
+        )
+
+
+def writeable(x: Array, fname: str, arg: str = "out") -> Any:
+    """The native array of ``x``, which ``fname`` writes into: ValueError when it is read-only
+    (views NumPy makes read-only, such as ``broadcast_to``'s, are on every device)."""
+    d = x._data
+    if not d.flags.writeable if type(d) is np.ndarray else getattr(d, "readonly", False):
+        raise ValueError(
+            f"ruda.{fname}: {arg} is read-only (assignment destination is read-only); "
+            "write into a copy (x.copy())"
+        )
+    return d
 
 
 def shape_arg(shape: Any, fname: str, arg: str = "shape") -> tuple[int, ...]:

@@ -84,7 +84,7 @@ def fake(ctx: Any, ptr: int, offset: int = 0, shape: tuple[int, ...] = (1000,),
         if strides is not None
         else tuple(int(np.prod(shape[i + 1 :])) for i in range(len(shape)))
     )
-    a.size, a._contig = int(np.prod(shape)), contig
+    a.size, a._contig, a.readonly = int(np.prod(shape)), contig, False
     return a
 
 
@@ -148,6 +148,7 @@ def test_prepared_launch_matches_program_pack(name, ins, out, variant, n):
     assert y.ctx is ctx and y.mem is out_mem and y.offset == 0
     assert y.shape is xs[0].shape and y._strides is xs[0]._strides
     assert y.dtype is result and y.size == n and y._contig is True
+    assert y.readonly is False  # C fills every slot: a fresh result is writeable
     assert y.ptr == out_mem.ptr and y.is_contiguous
     assert run.launches == 1
 

@@ -125,3 +125,36 @@ def test_errors(device):
         ruda.take_along_axis(x, i, axis=0)
     with pytest.raises(TypeError, match="ruda.put"):
         ruda.put([1, 2], [0], 1)
+
+
+HUGE_SLICES = [
+    slice(None, None, 2**62),
+    slice(None, None, 2**70),
+    slice(None, None, -(2**62)),
+    slice(-(2**70), 2**70, 2**63),
+    slice(2**70, None, -(2**70)),
+    slice(2**70, -(2**70), -1),
+    slice(-(2**70), 2**70),
+    slice(2**64, 2**65),
+    slice(1, None, 2**63),
+    slice(-(2**63), 2**63 - 1, 2**63 - 1),
+]
+
+
+@pytest.mark.parametrize("s", HUGE_SLICES, ids=repr)
+def test_huge_slice_bounds_and_steps(device, rng, s):
+    # NumPy clamps slice bounds and steps of any size (a[::2**62] is the first element);
+    # wgpu raised OverflowError on the one-element view's stride
+    a = rng.standard_normal((5, 4))
+    x = put(a, device)
+    for key in (s, (s, s), (slice(None), s), (Ellipsis, s), (s, 1), (s, [0, 2])):
+        want = a[key]
+        got = x[key]
+        assert got.shape == want.shape
+        numpy.testing.assert_array_equal(to_numpy(got), want)
+        b, y = a.copy(), put(a, device)
+        b[key] = -7.0
+        y[key] = -7.0
+        numpy.testing.assert_array_equal(to_numpy(y), b)
+    flat = a[:, 0].copy()
+    numpy.testing.assert_array_equal(to_numpy(put(flat, device)[s]), flat[s])

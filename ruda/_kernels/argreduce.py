@@ -5,8 +5,10 @@ array, ``tpr`` threads per row part, long rows split into parts and reduced agai
 passes read the pairs the earlier ones wrote). Pairs are ordered totally, so the tree order does
 not matter: a larger value wins (argmin: smaller), NaN beats every number (NumPy: the first NaN
 is the answer), and between equal values (or two NaNs) the smaller index wins (the first
-occurrence). Values compare in ``reduce.acc_type``'s widening (float16 in float32, narrow ints
-in 32 bits, bool as 0/1); indices are u32 within the row, written out as int64.
+occurrence). Complex values compare lexicographically, real part first, and a NaN in either
+part is a NaN (NumPy's complex argmax). Values compare in ``reduce.acc_type``'s widening
+(float16 in float32, narrow ints in 32 bits, bool as 0/1); indices are u32 within the row,
+written out as int64.
 
     >>> from ruda._kernels import argreduce, ir
     >>> p = argreduce.plan("argmax", ir.F32, 1, 100_000)
@@ -20,6 +22,8 @@ from functools import cache
 from typing import Any
 
 from . import ir
+from .cmath_order import has_nan, lex_less
+from .cmath_parts import im, make, re
 from .ir import BOOL, F32, I64, U32, Assign, Barrier, Const, For, If, Let, Var
 from .mathlib import isnan, land, lor
 from .reduce import TARGET, Launch, Plan, _cdiv, _halvings, _split, wgid
@@ -39,9 +43,12 @@ def value_type(t: ir.Type) -> ir.Type:
     return t
 
 
-def identity(op: str, t: ir.Type) -> ir.Const:
+def identity(op: str, t: ir.Type) -> ir.Expr:
     """The value every element beats or ties (and then wins on its smaller index)."""
     big = op == "argmin"
+    if t.is_complex:  # -inf - infj (argmax) and inf + infj (argmin) tie or lose to every value
+        inf = float("inf") if big else float("-inf")
+        return make(inf, inf, t)
     if t.is_float:
         return Const(float("inf") if big else float("-inf"), t)
     import numpy as np
@@ -53,6 +60,13 @@ def identity(op: str, t: ir.Type) -> ir.Const:
 def better(op: str, v: ir.Expr, i: ir.Expr, bv: ir.Expr, bi: ir.Expr) -> ir.Expr:
     """Whether pair ``(v, i)`` comes before ``(bv, bi)``."""
     first = i < bi
+    if v.type.is_complex:  # NumPy: lexicographic (real part first); a NaN in either part wins
+        nv, nb = has_nan(v), has_nan(bv)
+        wins = lex_less(bv, v, False) if op == "argmax" else lex_less(v, bv, False)
+        same = land(re(v).eq(re(bv)), im(v).eq(im(bv)))
+        no_nan = ir.Unary("not", lor(nv, nb), BOOL)
+        return lor(land(nv, ir.Unary("not", nb, BOOL)), land(nv, nb, first),
+                   land(no_nan, lor(wins, land(same, first))))  # fmt: skip
     wins = (v > bv) if op == "argmax" else (v < bv)
     if not v.type.is_float:
         return lor(wins, land(v.eq(bv), first))

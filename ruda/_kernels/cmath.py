@@ -56,6 +56,8 @@ from .cmath_exp_log import (
     _tanh,
     _times_minus_i,
 )
+from .cmath_order import OPS as _ORDER_OPS
+from .cmath_order import binary as _order
 from .cmath_parts import im, make, re
 from .ir import BOOL
 from .mathlib import isfinite, isinf, isnan, land, lor
@@ -165,6 +167,8 @@ _BINARY: dict[str, Callable[[ir.Type], ir.Function]] = {
     "add": _add, "subtract": _subtract, "multiply": _multiply, "divide": _divide,
     "equal": _equal, "not_equal": _not_equal, "pow": _pow, "float_power": _pow,
 }  # fmt: skip
+# NumPy's orderings (lexicographic; cmath_order): comparisons, maximum, minimum, fmax, fmin.
+_BINARY.update({name: functools.partial(_order, name) for name in _ORDER_OPS})
 # Complex in, real or bool out.
 REAL_VALUED = frozenset(_REAL_VALUED)
 # Every op-table function with a complex kernel (logical ops take the truth value).

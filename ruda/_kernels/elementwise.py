@@ -50,7 +50,7 @@ from functools import cache
 from typing import Any
 
 from .. import _ops
-from . import cmath, ir, mathlib
+from . import cmath, cmath_order, fpstatus, ir, mathlib
 from .ir import BOOL, F16, F32, U32, Let, Var
 from .mathlib import copysign, isfinite, isinf, isnan, land, lor, signbit
 
@@ -87,7 +87,8 @@ def supported_types(name: str) -> list[tuple[tuple[ir.Type, ...], ir.Type]]:
     types = _CATEGORY[op.category] + ((BOOL,) if name in _BOOL_TOO else ())
     cplx = [((t,) * op.arity, BOOL if op.result == "bool" else t.part if op.result == "real"
              else t) for t in ir.COMPLEX_TYPES
-            if name in cmath.OPS and op.category in _COMPLEX_CATEGORIES]  # fmt: skip
+            if name in cmath.OPS and (op.category in _COMPLEX_CATEGORIES
+                                      or name in cmath_order.OPS)]  # fmt: skip
     if name == "float_power":  # NumPy computes it in float64 (the namespace casts to it)
         return [((ir.F64, ir.F64), ir.F64), *cplx[1:]]
     if name == "ldexp":
@@ -404,7 +405,7 @@ def _flat_index(wg: int = WORKGROUP) -> ir.Expr:
 @cache
 def build(
     name: str, in_types: tuple[ir.Type, ...], out_type: ir.Type, ndim: int | None, *,
-    ipt: int = 1, vec: int = 1, wg: int = WORKGROUP, order: str = "tile",
+    ipt: int = 1, vec: int = 1, wg: int = WORKGROUP, order: str = "tile", status: bool = False,
 ) -> ir.Kernel:  # fmt: skip
     """The kernel for op ``name`` on operands of ``in_types`` giving ``out_type``.
 
@@ -416,7 +417,8 @@ def build(
     Variants (keywords; the defaults give the one kernel of before): ``wg`` invocations per
     workgroup (any layout); contiguous only: ``ipt`` units per invocation, ``order`` of those
     units ("tile" or "grid") and ``vec`` elements per unit (2 or 4: 32-bit types only); see the
-    module docstring for the launch and binding conventions.
+    module docstring for the launch and binding conventions. ``status``: one more binding, the
+    last, of floating-point status words (``fpstatus``; only where ``fpstatus.applies``).
     """
     op = OPS[name]
     for t in (*in_types, out_type):
@@ -425,9 +427,12 @@ def build(
     if name in UNSUPPORTED:
         raise NotImplementedError(f"ruda kernels: {name} has {UNSUPPORTED[name]}")
     _check_variant(name, in_types, out_type, ndim, ipt, vec, wg, order)
+    if status and not fpstatus.applies(name, in_types, out_type):
+        raise ValueError(f"ruda kernels: {name} ({out_type.name}) sets no floating-point status")
     compute = _compute_type(op, in_types, out_type)
     ins = tuple(ir.Buffer(f"in{k}", t, k, lanes=vec) for k, t in enumerate(in_types))
     out = ir.Buffer("out", out_type, len(ins), "read_write", lanes=vec)
+    fps = fpstatus.buffer(len(ins) + 1) if status else None
     n = ir.Param("n", U32)
     params = [n]
     per_word = 32 // out_type.bits if (ndim is None and out_type.is_narrow) else 1
@@ -441,10 +446,12 @@ def build(
             loads.append(a)
         v = Var(f"v{j}" if per_word > 1 else "v", out_type)
         body.append(Let(v, body_expr(op, loads, compute, out_type)))
+        if fps is not None:
+            body.extend(fpstatus.checks(name, loads, v, fps))
         return v
 
     if ndim is None and (ipt > 1 or vec > 1):
-        body += _variant_body(op, compute, ins, out, n.var, per_word, ipt, vec, wg, order)
+        body += _variant_body(op, compute, ins, out, n.var, per_word, ipt, vec, wg, order, fps)
     elif ndim is None and per_word == 1:
         i = Var("i", U32)
         body += [Let(i, _flat_index(wg)), ir.If(i >= n.var, (ir.Return(),))]
@@ -481,8 +488,9 @@ def build(
         body.append(ir.store(out, io, v))
     types = "_".join(t.name for t in (*in_types, out_type))
     kernel = ir.Kernel(
-        name=f"{name}_{types}_{'c' if ndim is None else ndim}{_tag(ipt, vec, wg, order)}",
-        buffers=(*ins, out),
+        name=f"{name}_{types}_{'c' if ndim is None else ndim}{_tag(ipt, vec, wg, order)}"
+        + ("_fps" if fps is not None else ""),
+        buffers=(*ins, out) if fps is None else (*ins, out, fps),
         params=tuple(params),
         body=tuple(body),
         workgroup=(wg, 1, 1),
@@ -519,7 +527,7 @@ def _tag(ipt: int, vec: int, wg: int, order: str) -> str:
 
 def _variant_body(op: Op, compute: ir.Type, ins: tuple[ir.Buffer, ...], out: ir.Buffer,
                   n: ir.Expr, per_word: int, ipt: int, vec: int, wg: int,
-                  order: str) -> list[Any]:  # fmt: skip
+                  order: str, fps: ir.Buffer | None = None) -> list[Any]:  # fmt: skip
     """The contiguous kernel's body for ``ipt`` units of ``vec`` elements (or of one packed
     output word) per invocation; unit ``j`` of an invocation is ``unit(j)`` (module docstring)."""
     body: list[Any] = []
@@ -561,10 +569,15 @@ def _variant_body(op: Op, compute: ir.Type, ins: tuple[ir.Buffer, ...], out: ir.
         stmts: list[Any] = []
         vals = []
         width = len(lanes[0])
+        cases = []
         for m in range(width):
             v = Var(f"v{tag}_{m}" if width > 1 else f"v{tag}", out.elem)
-            stmts.append(Let(v, body_expr(op, [ln[m] for ln in lanes], compute, out.elem)))
+            operands = [ln[m] for ln in lanes]
+            stmts.append(Let(v, body_expr(op, operands, compute, out.elem)))
+            cases.append((operands, v))
             vals.append(v)
+        if fps is not None:
+            stmts.extend(fpstatus.unit_checks(op.name, cases, fps))
         if width > 1:
             return [*stmts, ir.StoreVector(out, u, tuple(vals))]
         return [*stmts, ir.store(out, u, vals[0])]
@@ -585,7 +598,10 @@ def _variant_body(op: Op, compute: ir.Type, ins: tuple[ir.Buffer, ...], out: ir.
                 inner.append(Let(ie, ir.call("min", w * per_word + e, n - 1)))
                 ld, lanes = loads(ie, f"{j}_{e}", 1)
                 v = Var(f"v{j}_{e}", out.elem)
-                inner += [*ld, Let(v, body_expr(op, [ln[0] for ln in lanes], compute, out.elem))]
+                operands = [ln[0] for ln in lanes]
+                inner += [*ld, Let(v, body_expr(op, operands, compute, out.elem))]
+                if fps is not None:
+                    inner.extend(fpstatus.checks(op.name, operands, v, fps))
                 values.append(v)
             inner.append(ir.StoreWord(out, w, tuple(values), n))
             body += [Let(w, unit(j)), ir.If(w < words, tuple(inner))]

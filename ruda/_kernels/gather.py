@@ -27,7 +27,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from . import ir
+from . import cmath_order, ir
 from .ir import BOOL, F32, I32, I64, U32, Const, If, Let, Var
 from .mathlib import isnan, land, lor
 from .reduce import wgid
@@ -255,7 +255,9 @@ def compute_type(t: ir.Type) -> ir.Type:
 
 
 def _less(a: ir.Expr, b: ir.Expr) -> ir.Expr:
-    """``a < b`` in NumPy's sort order (NaN after every number)."""
+    """``a < b`` in NumPy's sort order (NaN after every number; complex: ``cmath_order``)."""
+    if a.type.is_complex:
+        return cmath_order.sort_less(a.type)(a, b)
     if not a.type.is_float:
         return a < b
     return lor(a < b, land(isnan(b), _not(isnan(a))))

@@ -266,8 +266,8 @@ def lu_det(t: ir.Type, log: bool) -> ir.Kernel:
                 acc,
                 acc
                 * sgn
-                * ir.select(
-                    d < 0.0, Const(-1.0, t), ir.select(d > 0.0, Const(1.0, t), Const(0.0, t))
+                * ir.select(  # as NumPy's: a NaN pivot flips no sign, a zero one makes it 0
+                    d < 0.0, Const(-1.0, t), ir.select(d.eq(0.0), Const(0.0, t), Const(1.0, t))
                 ),
             ),
             ir.Assign(lg, lg + ir.call("log", ir.call("abs", d))),
@@ -280,7 +280,8 @@ def lu_det(t: ir.Type, log: bool) -> ir.Kernel:
         Let(acc, Const(1.0, t), mutable=True),
         Let(lg, Const(0.0, f), mutable=True),
         ir.For(i, Const(0, U32), n, Const(1, U32), tuple(loop)),
-        ir.store(out, b, acc),
+        # a zero determinant (sign) is +0 as NumPy's, whatever the pivots' signs
+        ir.store(out, b, acc if t.is_complex else ir.select(acc.eq(0.0), Const(0.0, t), acc)),
     ]
     if log:
         body.append(ir.store(outs[3], b, lg))

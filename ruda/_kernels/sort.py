@@ -447,8 +447,9 @@ def all_kernels() -> list[ir.Kernel]:
                 out += [build_local(w, pay, rows, bits=b), build_scatter(w, pay, rows, bits=b)]
             out.append(build_local(w, pay, rows, 128, 8, 8, "subgroup"))
     out.append(build_local(1, True, False, 64, 16, 8))
-    for t in ir.COMPLEX_TYPES:  # unique's keys: a first pass per dtype, then 2 or 4 words
+    for t in ir.COMPLEX_TYPES:  # unique's and argsort's keys: a first pass, then 2 or 4 words
         out.append(build_local(words(t), True, False, first=t, canonical=True))
+        out += [build_scatter(words(t), True, r, last=("argsort", t)) for r in (False, True)]
     for b in VARIANTS["radix"]["bits"]:
         out += [build_local(4, True, False, bits=b), build_scatter(4, True, False, bits=b)]
     out.append(build_local(4, True, False, 128, 8, 8, "subgroup"))

@@ -7,10 +7,11 @@ float16 keys are the top 19 bits of its float32 key. Signed ints: the sign bit f
 descending sort xors the keys with ``flips`` (their complement: ties keep their order, NaNs
 come first, the CPU backend's rule).
 
-Complex (unique's keys; sorts stay real-only): the real part's key in the high words, the
-imaginary part's in the low ones (NumPy's lexicographic order). A value with a NaN part takes
-a top word above +inf's, NumPy's extended order ``R + Rj < R + nanj < nan + Rj < nan + nanj``
-(the remaining part's key below it): every NaN key has a top word above ``nan_above(t)``.
+Complex (unique's and argsort's keys; a complex sort gathers by its argsort): the real part's
+key in the high words, the imaginary part's in the low ones (NumPy's lexicographic order). A
+value with a NaN part takes a top word above +inf's, NumPy's extended order
+``R + Rj < R + nanj < nan + Rj < nan + nanj`` (the remaining part's key below it): every NaN
+key has a top word above ``nan_above(t)``.
 
     >>> from ruda._kernels import ir, sort_keys
     >>> sort_keys.key_bits(ir.F16), sort_keys.words(ir.I64), sort_keys.words(ir.C128)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import _elementwise
 from .._array import Array, _wrap
+from . import _finite
 from ._common import (
     EighResult,
     EigResult,
@@ -65,7 +67,13 @@ def eigh(x: Any, /, UPLO: str = "L") -> EighResult:
     x = square_arg(x, "eigh")
     dev = x._device
     w, v = dev._ops["linalg.eigh"](x._data, UPLO)
-    return EighResult(_wrap(w, dev), _wrap(v, dev))
+    w, v = _wrap(w, dev), _wrap(v, dev)
+    if _finite.checking(x):
+        # Note: NumPy's LAPACK gives NaN eigenvalues for an infinity in the triangle it reads
+        # and unspecified numbers for a NaN; ruda gives NaN eigenvalues and eigenvectors for both.
+        bad = _finite.bad_matrices(_finite.triangle(x, UPLO))
+        w, v = _finite.nan_where(bad, w), _finite.nan_where(bad, v)
+    return EighResult(w, v)
 
 
 def eigvalsh(x: Any, /, UPLO: str = "L") -> Array:
@@ -76,7 +84,10 @@ def eigvalsh(x: Any, /, UPLO: str = "L") -> Array:
     [1.0, 2.0]
     """
     x = square_arg(x, "eigvalsh")
-    return _wrap(x._device._ops["linalg.eigvalsh"](x._data, UPLO), x._device)
+    w = _wrap(x._device._ops["linalg.eigvalsh"](x._data, UPLO), x._device)
+    if _finite.checking(x):  # as in eigh: NaN for a non-finite value in the triangle read
+        w = _finite.nan_where(_finite.bad_matrices(_finite.triangle(x, UPLO)), w)
+    return w
 
 
 def eig(x: Any, /) -> EigResult:
@@ -89,6 +100,8 @@ def eig(x: Any, /) -> EigResult:
     # Note: NumPy returns real arrays when all eigenvalues are real; the standard (2025.12)
     # always returns the complex dtype of matching precision, and so do we.
     x = square_arg(x, "eig")
+    if _finite.checking(x):
+        _finite.raise_if(x, "eig", "Array must not contain infs or NaNs", nan_only=False)
     dev = x._device
     w, v = dev._ops["linalg.eig"](x._data)
     return EigResult(_wrap(w, dev), _wrap(v, dev))
@@ -103,6 +116,8 @@ def eigvals(x: Any, /) -> Array:
     """
     # Note: complex results even when all eigenvalues are real (the standard's rule).
     x = square_arg(x, "eigvals")
+    if _finite.checking(x):
+        _finite.raise_if(x, "eigvals", "Array must not contain infs or NaNs", nan_only=False)
     return _wrap(x._device._ops["linalg.eigvals"](x._data), x._device)
 
 
@@ -141,10 +156,30 @@ def svd(
     """
     x = matrix_arg(x, "svd")
     dev = x._device
+    bad = svd_check(x, "svd", hermitian)
     if not compute_uv:
-        return _wrap(dev._ops["linalg.svd"](x._data, compute_uv=False, hermitian=hermitian), dev)
+        s = _wrap(dev._ops["linalg.svd"](x._data, compute_uv=False, hermitian=hermitian), dev)
+        return s if bad is None else _finite.nan_where(bad, s)
     u, s, vh = dev._ops["linalg.svd"](x._data, bool(full_matrices), True, hermitian)
-    return SVDResult(_wrap(u, dev), _wrap(s, dev), _wrap(vh, dev))
+    u, s, vh = _wrap(u, dev), _wrap(s, dev), _wrap(vh, dev)
+    if bad is not None:
+        u, s, vh = (_finite.nan_where(bad, a) for a in (u, s, vh))
+    return SVDResult(u, s, vh)
+
+
+def svd_check(x: Array, fname: str, hermitian: bool = False) -> Array | None:
+    """NumPy's SVD on non-finite input, on a GPU device: LinAlgError for a NaN (one host
+    wait), and per matrix, whether it holds an infinity (its singular values are NaN).
+    None where nothing is checked (the cpu, integer input, ``RUDA_LINALG_CHECK=off``)."""
+    if not _finite.checking(x):
+        return None
+    if hermitian:
+        # Note: NumPy's hermitian SVD is an eigh (no error; unspecified numbers for a NaN);
+        # ruda's results are NaN for any non-finite matrix.
+        return _finite.bad_matrices(x)
+    _finite.raise_if(x, fname, "SVD did not converge")
+    # Note: NumPy's U and Vh for a matrix with an infinity are unspecified numbers; ruda's NaN.
+    return _finite.bad_matrices(x, _elementwise.isinf)
 
 
 def svdvals(x: Any, /) -> Array:
@@ -155,4 +190,6 @@ def svdvals(x: Any, /) -> Array:
     [4.0, 3.0]
     """
     x = matrix_arg(x, "svdvals")
-    return _wrap(x._device._ops["linalg.svdvals"](x._data), x._device)
+    bad = svd_check(x, "svdvals")
+    s = _wrap(x._device._ops["linalg.svdvals"](x._data), x._device)
+    return s if bad is None else _finite.nan_where(bad, s)

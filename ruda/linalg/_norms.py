@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from .. import _elementwise
 from .._array import Array, _wrap
 from .._validation import as_array, normalize_axes
+from . import _finite
 from ._common import matrix_arg
 
 _MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, float("inf"), float("-inf"))
@@ -53,7 +56,17 @@ def matrix_norm(x: Any, /, *, keepdims: bool = False, ord: Any = "fro") -> Array
             f"got {ord!r}"
         )
     dev = x._device
-    return _wrap(dev._ops["linalg.matrix_norm"](x._data, keepdims=bool(keepdims), ord=ord), dev)
+    r = _wrap(dev._ops["linalg.matrix_norm"](x._data, keepdims=bool(keepdims), ord=ord), dev)
+    return _svd_norm_check(x, r, ord, (-2, -1), keepdims, "matrix_norm")
+
+
+def _svd_norm_check(x: Array, r: Array, ord: Any, axes: Any, keepdims: bool, fname: str) -> Array:
+    """The 2-norms and the nuclear norm come from an SVD: on a GPU device a NaN raises
+    NumPy's LinAlgError and a matrix with an infinity has norm NaN, as NumPy's."""
+    if ord not in (2, -2, "nuc") or not _finite.checking(x):
+        return r
+    _finite.raise_if(x, fname, "SVD did not converge")
+    return _finite.nan_where(_finite.bad_matrices(x, _elementwise.isinf, axes, keepdims), r)
 
 
 def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Array:
@@ -71,7 +84,12 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> A
         elif len(axis) != 2:
             raise ValueError(f"ruda.linalg.norm: axis must name 1 or 2 axes, got {len(axis)}")
     dev = x._device
-    return _wrap(dev._ops["linalg.norm"](x._data, ord, axis, keepdims), dev)
+    r = _wrap(dev._ops["linalg.norm"](x._data, ord, axis, keepdims), dev)
+    if axis is None and x.ndim == 2:
+        axis = (0, 1)
+    if isinstance(axis, tuple) and len(axis) == 2:
+        r = _svd_norm_check(x, r, ord, axis, keepdims, "norm")
+    return r
 
 
 def cond(x: Any, p: Any = None) -> Array:
@@ -82,4 +100,16 @@ def cond(x: Any, p: Any = None) -> Array:
     2.0
     """
     x = matrix_arg(x, "cond")
-    return _wrap(x._device._ops["linalg.cond"](x._data, p), x._device)
+    svd_based = p in (None, 2, -2)
+    if svd_based and _finite.checking(x):
+        _finite.raise_if(x, "cond", "SVD did not converge")
+    r = _wrap(x._device._ops["linalg.cond"](x._data, p), x._device)
+    if _finite.checking(x):
+        # NumPy's rule: a NaN condition number of a matrix without NaN is infinite
+        nan_in = _finite.bad_matrices(x, _elementwise.isnan)
+        r = _finite.value_where(
+            _elementwise.logical_and(_elementwise.isnan(r), _elementwise.logical_not(nan_in)),
+            math.inf,
+            r,
+        )
+    return r

@@ -8,7 +8,9 @@ from typing import Any
 
 from .._array import Array, _wrap
 from .._validation import as_array, common_device, refuse_bfloat16, wrap
+from . import _finite
 from ._common import LinAlgError, matrix_arg, pair, square_arg
+from ._decompositions import svd_check
 
 
 def inv(x: Any, /) -> Array:
@@ -52,6 +54,11 @@ def lstsq(a: Any, b: Any, rcond: float | None = None) -> tuple[Array, Array, Arr
     dev, x, y = pair("lstsq", a, b)
     if x.ndim != 2:
         raise LinAlgError(f"ruda.linalg.lstsq: a must be 2-D, got shape {x.shape}")
+    xa = _wrap(x, dev)
+    if _finite.checking(xa):  # NumPy's LAPACK refuses infinities here too
+        _finite.raise_if(
+            xa, "lstsq", "SVD did not converge in Linear Least Squares", nan_only=False
+        )
     return tuple(wrap(dev._ops["linalg.lstsq"](x, y, rcond=rcond), dev))  # type: ignore[return-value]
 
 
@@ -68,13 +75,18 @@ def pinv(
     """
     x = matrix_arg(x, "pinv")
     dev = x._device
+    bad = svd_check(x, "pinv", hermitian)
     if rcond is not None:
         rcond = as_array(rcond, "linalg.pinv", "rcond", dev)._data
-        return _wrap(dev._ops["linalg.pinv"](x._data, rcond, hermitian), dev)
-    # Note: NumPy's default cutoff is 1e-15; the standard's is max(M, N) * eps, used here.
-    if isinstance(rtol, Array):
-        rtol = as_array(rtol, "linalg.pinv", "rtol", dev)._data
-    return _wrap(dev._ops["linalg.pinv"](x._data, hermitian=hermitian, rtol=rtol), dev)
+        r = _wrap(dev._ops["linalg.pinv"](x._data, rcond, hermitian), dev)
+    else:
+        # Note: NumPy's default cutoff is 1e-15; the standard's is max(M, N) * eps, used here.
+        if isinstance(rtol, Array):
+            rtol = as_array(rtol, "linalg.pinv", "rtol", dev)._data
+        r = _wrap(dev._ops["linalg.pinv"](x._data, hermitian=hermitian, rtol=rtol), dev)
+    # NumPy's hermitian pinv of a non-finite matrix is NaN (its eigh's NaN); without hermitian
+    # an infinity leaves the kernels' numbers (NumPy's depend on LAPACK's U and Vh).
+    return r if bad is None or not hermitian else _finite.nan_where(bad, r)
 
 
 def matrix_power(x: Any, n: int, /) -> Array:
@@ -118,8 +130,10 @@ def matrix_rank(
         tol = as_array(tol, "linalg.matrix_rank", "tol", dev)._data
     if isinstance(rtol, Array):
         rtol = as_array(rtol, "linalg.matrix_rank", "rtol", dev)._data
-    r = dev._ops["linalg.matrix_rank"](x._data, tol, hermitian, rtol=rtol)
-    return _wrap(r, dev)
+    bad = svd_check(x, "matrix_rank", hermitian)
+    r = _wrap(dev._ops["linalg.matrix_rank"](x._data, tol, hermitian, rtol=rtol), dev)
+    # NumPy: NaN singular values (an infinity; hermitian: any non-finite) count for none
+    return r if bad is None else _finite.value_where(bad, 0, r)
 
 
 def tensorsolve(a: Any, b: Any, axes: Sequence[int] | None = None) -> Array:

@@ -13,6 +13,7 @@ import numpy as np
 
 from .._array import Array, _wrap
 from .._devices import CPU, Device, resolve
+from .._errors import annotate
 
 __all__ = [
     "RandomState", "seed", "get_state", "set_state", "rand", "randn", "randint", "random",
@@ -80,7 +81,11 @@ def _method(name: str) -> Any:
         dev = _device_of(device, args, kwargs)
         args = tuple(_host(a) for a in args)
         kwargs = {k: _host(v) for k, v in kwargs.items()}
-        return _place(getattr(self._rs, name)(*args, **kwargs), dev)
+        try:
+            res = getattr(self._rs, name)(*args, **kwargs)
+        except Exception as e:  # NumPy's error, naming ruda's function, of the same type
+            raise annotate(f"random.{name}", e) from e
+        return _place(res, dev)
 
     method.__name__ = method.__qualname__ = name
     method.__doc__ = (

@@ -20,7 +20,7 @@ from tests.helpers import to_numpy
 
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "float32", "float64"]  # fmt: skip
-COMPLEX = ["complex64", "complex128"]  # the set functions only: sorts are real-only
+COMPLEX = ["complex64", "complex128"]  # the set functions (sorts: tests/test_complex_order.py)
 
 
 def data(dtype: str, shape: tuple[int, ...], rng, spread: int = 40) -> numpy.ndarray:

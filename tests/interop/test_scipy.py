@@ -199,3 +199,27 @@ def test_rotation_from_ruda(device, rng):
     got = Rotation.from_quat(ruda.asarray(q, device=device)).as_matrix()
     assert isinstance(got, ruda.Array) and got.device == device
     numpy.testing.assert_allclose(to_numpy(got), ref, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["ttest_ind", "ttest_1samp", "ttest_rel"])
+def test_ttests_on_the_inputs_device(device, rng, name):
+    """SciPy's t-tests build host values with ``xp.asarray(n == 1)`` (no ``device=``): a 0-d
+    array on the cpu, which combines with the data on any device (issue 32); no default
+    device is set here. The p-value comes from ``scipy.special``, which runs NumPy for array
+    libraries SciPy does not know: on a GPU that is a host copy, refused by ruda's clear
+    error unless implicit transfers are allowed. Then the answer matches the cpu's."""
+    a, b = rng.standard_normal(40), rng.standard_normal(40) + 0.3
+    func = getattr(importlib.import_module("scipy.stats"), name)
+    args = (a, 0.1) if name == "ttest_1samp" else (a, b)
+    ref = func(*args)
+    rargs = [ruda.asarray(v, device=device) if isinstance(v, numpy.ndarray) else v for v in args]
+    if device != "cpu":
+        with pytest.raises(TypeError, match="implicit"):  # past the device mix: the host copy
+            func(*rargs)
+    with ruda.implicit_transfer():
+        got = func(*rargs)
+    assert isinstance(got.statistic, ruda.Array) and got.statistic.device == device
+    # SciPy's NumPy fallback returns the p-value through xp.asarray: on the default device
+    assert isinstance(got.pvalue, ruda.Array) and got.pvalue.device in (device, "cpu")
+    for g, r in ((got.statistic, ref.statistic), (got.pvalue, ref.pvalue)):
+        numpy.testing.assert_allclose(to_numpy(g), r, rtol=1e-10, atol=1e-12)

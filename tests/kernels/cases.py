@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ruda._kernels import elementwise, ir, wgsl
+from ruda._kernels import elementwise, fpstatus, ir, wgsl
 from ruda._ops import ELEMENTWISE
 
 LAYOUTS = (None, 1, 2, 3, 4)  # contiguous, then strided of rank 1..4
@@ -14,6 +14,9 @@ def all_kernels(layouts=LAYOUTS) -> list[ir.Kernel]:
         for in_types, out_type in elementwise.supported_types(op.name):
             for nd in layouts:
                 out.append(elementwise.build(op.name, in_types, out_type, nd))
+                # what the backends launch: with the floating-point status words
+                if nd in (None, 1) and fpstatus.applies(op.name, in_types, out_type):
+                    out.append(elementwise.build(op.name, in_types, out_type, nd, status=True))
     return out
 
 

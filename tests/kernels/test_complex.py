@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from ruda._backends.gpu import kernels as casts
-from ruda._kernels import cmath, cuda, elementwise, ir, nvrtc, reduce, scan, wgsl
+from ruda._kernels import cmath, cmath_order, cuda, elementwise, ir, nvrtc, reduce, scan, wgsl
 from ruda._ops import ELEMENTWISE, OPS
 from tests.gpu.complex import EDGES, same_complex, standard_expm1, standard_tanh
 
@@ -142,7 +142,7 @@ def _random(name: str, dt: type, n: int, rng: np.random.Generator) -> list[np.nd
     if name in ("pow", "float_power"):
         args[0] = args[0] / 3
         args[1][: n // 4] = rng.integers(-7, 8, n // 4)  # the repeated-squaring path
-    if name in ("equal", "not_equal"):
+    if name in ("equal", "not_equal") or name in cmath_order.OPS:  # orderings: ties too
         args[1][: n // 3] = args[0][: n // 3]
         args[1][n // 3 : n // 2] = args[0][n // 3 : n // 2].real  # equal real parts only
     return [a.astype(dt) for a in args]
@@ -201,9 +201,10 @@ def test_special_values_and_branch_cuts(run, name, dt):
 
 @pytest.mark.parametrize("dt", [np.complex64, np.complex128], ids=["c64", "c128"])
 @pytest.mark.parametrize("name", ["add", "subtract", "multiply", "divide", "pow", "equal",
-                                  "not_equal"])  # fmt: skip
+                                  "not_equal", *sorted(cmath_order.OPS)])  # fmt: skip
 def test_binary_special_values(run, name, dt):
-    """Division by zero and by infinities (Smith's algorithm, as NumPy), 0 ** b, inf ** b."""
+    """Division by zero and by infinities (Smith's algorithm, as NumPy), 0 ** b, inf ** b;
+    the orderings (maximum, less, ...) with NaN, infinite and signed-zero parts."""
     edges = [0.0, -0.0, 0.5, -2.0, 3.0, np.inf, -np.inf, np.nan]
     z = np.array([complex(a, b) for a in edges for b in edges])
     a, b = (m.ravel().astype(dt) for m in np.meshgrid(z, z))

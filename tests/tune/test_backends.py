@@ -74,6 +74,14 @@ def _run_all(dev, a, b):
                                rtol=1e-4)  # fmt: skip
 
 
+def _add(**variant):
+    """The add kernel the wgpu backend launches: with the floating-point status words unless
+    RUDA_FPSTATUS=off."""
+    from ruda._backends.gpu.ops import FP_STATUS
+
+    return ew.build("add", (F32, F32), F32, None, status=FP_STATUS, **variant)
+
+
 def _reduce_kernels(n, v):
     return {launch.kernel for launch in kr.plan_full("sum", F32, F32, n, v).launches}
 
@@ -85,14 +93,14 @@ def _scan_kernels(n, v):
 def test_an_empty_store_launches_the_fixed_variants(wgpu_ops, launched, rng):
     dev, ctx, ops = wgpu_ops
     _run_all(dev, *_data(rng))
-    assert ew.build("add", (F32, F32), F32, None, **ops.VECTOR_VARIANT) in launched
+    assert _add(**ops.VECTOR_VARIANT) in launched
     from ruda._backends.wgpu import reductions, scans
 
     assert _reduce_kernels(N, reductions.VARIANTS["full"]) <= set(launched)
     assert _scan_kernels(N, scans.VARIANT) <= set(launched)
     launched.clear()
     _run_all(dev, *_data(rng, 1000))  # small: the scalar kernel
-    assert ew.build("add", (F32, F32), F32, None) in launched
+    assert _add() in launched
     assert tune.decisions() == []
 
 
@@ -116,14 +124,14 @@ def test_stored_decisions_are_launched_and_off_ignores_them(wgpu_ops, launched, 
     a, b = _data(rng, N - 7)  # another size of the same buckets
     _run_all(dev, a, b)
     n = a.size
-    assert ew.build("add", (F32, F32), F32, None, **STORED["elementwise"][0]) in launched
+    assert _add(**STORED["elementwise"][0]) in launched
     assert _reduce_kernels(n, STORED["reduce.full"][0]) <= set(launched)
     assert _scan_kernels(n, STORED["scan"][0]) <= set(launched)
     launched.clear()
     monkeypatch.setenv("RUDA_TUNE", "off")
     tune.forget()
     _run_all(dev, a, b)
-    assert ew.build("add", (F32, F32), F32, None, **ops.VECTOR_VARIANT) in launched
+    assert _add(**ops.VECTOR_VARIANT) in launched
     assert not _reduce_kernels(n, STORED["reduce.full"][0]) <= set(launched)
 
 

@@ -18,14 +18,14 @@ from typing import Any
 
 import numpy as np
 
-from ..gpu.strided import StridedArray, c_strides, span
+from ..gpu.strided import StridedArray, c_strides, raise_readonly, span
 
 
 class CudaArray(StridedArray):
     """An n-dimensional array in CUDA device memory."""
 
     __slots__ = ("ctx", "mem", "offset", "shape", "_strides", "dtype", "size", "_contig",
-                 "__weakref__")  # fmt: skip
+                 "readonly", "__weakref__")  # fmt: skip
 
     def __init__(
         self, ctx: Any, mem: Any, offset: int, shape: tuple[int, ...],
@@ -39,6 +39,7 @@ class CudaArray(StridedArray):
         self.dtype = dtype
         self.size = math.prod(shape)
         self._contig: bool | None = None  # is_contiguous once asked (the layout never changes)
+        self.readonly = False  # NumPy's WRITEABLE flag, inverted (views keep it)
 
     @classmethod
     def contiguous(cls, ctx: Any, mem: Any, shape: tuple[int, ...], dtype: np.dtype) -> CudaArray:
@@ -63,12 +64,16 @@ class CudaArray(StridedArray):
         return span(self.offset, self.shape, self._strides, self.dtype.itemsize)
 
     def view_of(self, offset: int, shape: tuple[int, ...], strides: tuple[int, ...]) -> CudaArray:
-        return CudaArray(self.ctx, self.mem, offset, tuple(shape), tuple(strides), self.dtype)
+        v = CudaArray(self.ctx, self.mem, offset, tuple(shape), tuple(strides), self.dtype)
+        v.readonly = self.readonly
+        return v
 
     def shares_memory(self, other: Any) -> bool:
         return self.mem.mem is other.mem.mem
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        if self.readonly:
+            raise_readonly()
         # a[i, j] = v in a Python loop (scikit-learn's fill_diagonal): one copy from C
         if type(key) is tuple and type(value) is CudaArray and not self.ctx.multi:
             if (_ASSIGN[0] or _assigner())(self, key, value):

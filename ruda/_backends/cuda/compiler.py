@@ -24,7 +24,9 @@ from typing import Any
 
 from ..._kernels import cuda as cuda_renderer
 from ..._kernels import ir
+from ..._kernels.fpstatus import has_status
 from ..._version import __version__
+from ..gpu.fpstatus import cuda_status
 
 # --fmad=false: no contraction of a*b+c into fma, so results round as NumPy's do.
 OPTIONS = ("-default-device", "--std=c++17", "--fmad=false")
@@ -186,6 +188,7 @@ class Program:
         self.block = kernel.workgroup[0] * kernel.workgroup[1] * kernel.workgroup[2]
         self.items_per_thread = int(getattr(kernel, "elems_per_invocation", 1) or 1)
         self.nbuffers = len(kernel.buffers)
+        self.fps: Any = None  # the device's status words (fpstatus), set by Compiler.program
         # Each scalar argument is passed as the NumPy scalar of its IR type (exact C type).
         self.params = tuple((p.name, ir.numpy_of(p.type).type) for p in kernel.params)
         # The launcher packs pointers, then scalars, one 8-byte slot each (see launcher.py).
@@ -226,6 +229,8 @@ class Compiler:
             prog = self._by_source[source] = Program(
                 kernel, source, module.get_function(cuda_renderer.entry_name(kernel)), module
             )
+        if prog.fps is None and has_status(kernel):  # the launcher passes their address last
+            prog.fps = cuda_status(self.ctx)
         self._by_kernel[id(kernel)] = (kernel, prog)
         self.last_seconds = time.perf_counter() - t
         return prog

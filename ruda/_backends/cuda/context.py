@@ -46,6 +46,15 @@ class Context:
     def __repr__(self) -> str:
         return f"<cuda context {self.name}: {self.description} (sm_{self.arch})>"
 
+    def synchronize(self) -> None:
+        """Wait until every stream of the device has finished its work (``Device.synchronize``:
+        cudaDeviceSynchronize, as ``torch.cuda.synchronize()``); then reports floating-point
+        errors of the ops before it (``gpu/fpstatus.py``)."""
+        self.device.synchronize()
+        fps = getattr(self, "fpstatus", None)
+        if fps is not None and fps.dirty:
+            fps.check("Device.synchronize()")
+
     def check_dtype(self, npdt: Any, fname: str) -> None:
         """TypeError naming the device when ``npdt`` has no kernels here."""
         d = np.dtype(npdt)

@@ -98,7 +98,8 @@ def prepare(ctx: Any, program: Any, result: np.dtype, arity: int,
     ``drv`` is the ``_cuda_fast.Driver`` to launch with (default: ``driver()``; tests pass one
     that records).
     """
-    if program.nbuffers != arity + 1 or program.params != (("n", np.uint32),):
+    fps = getattr(program, "fps", None)  # the status words: one more buffer, the last
+    if program.nbuffers != arity + 1 + (fps is not None) or program.params != (("n", np.uint32),):
         raise ValueError(f"ruda: {program.name} is not a contiguous elementwise kernel of "
                          f"{arity} input(s) (buffers and one u32 n)")  # fmt: skip
     alloc, launcher = ctx.allocator.pool_alloc, ctx.launcher
@@ -116,11 +117,24 @@ def prepare(ctx: Any, program: Any, result: np.dtype, arity: int,
 
         return general
 
+    if fps is not None:  # the Python path below packs no status pointer: launch_flat does
+
+        def flat(*xs: CudaArray) -> CudaArray:
+            n = xs[0].size
+            y = new(ctx, ctx.allocator.alloc(n * isz), 0, xs[0].shape, xs[0]._strides, result)
+            y._contig = True
+            launcher.launch_flat(program, [*(x.ptr for x in xs), y.ptr], n)
+            return y
+
+        if _cuda_fast is None:
+            return flat
+
     if _cuda_fast is not None:
         drv = drv if drv is not None else driver()
         return _cuda_fast.Prepared(
-            drv, ctx, alloc, result, program.fptr, program.block, per, arity, program.name
-        )
+            drv, ctx, alloc, result, program.fptr, program.block, per, arity, program.name,
+            status=0 if fps is None else fps.ptr,
+        )  # fmt: skip
 
     args, stream, drv_launch = launcher.args, launcher._current_stream, launcher._driver_launch
     fptr, pack, block = program.fptr, program.pack, program.block

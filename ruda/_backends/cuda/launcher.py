@@ -74,16 +74,28 @@ class Launcher:
         """Run ``program`` over ``n`` elements: ``pointers`` in buffer order, ``params`` by name."""
         if n > CHUNK:
             raise ValueError(f"ruda: a launch of {n} elements exceeds {CHUNK}; split it")
+        fps = program.fps
+        if fps is not None:  # the status words: the last buffer
+            pointers = [*pointers, fps.ptr]
+            fps.dirty = True
         values = [*pointers, *[params[k] for k, _ in program.params]]
         self.raw(program, values, self.grid(program, n))
 
     def launch_flat(self, program: Any, pointers: list[int], n: int) -> None:
         """``launch`` for a contiguous kernel, whose one parameter is ``n``."""
+        fps = program.fps
+        if fps is not None:
+            pointers = [*pointers, fps.ptr]
+            fps.dirty = True
         self.raw(program, [*pointers, n], -(-n // (program.items_per_thread * program.block)))
 
     def launch_grid(self, program: Any, pointers: list[int], params: tuple[int, ...],
                     grid: tuple[int, int, int]) -> None:  # fmt: skip
         """Run ``program`` on ``grid`` (x, y, 1) with ``params`` in the kernel's order."""
+        fps = getattr(program, "fps", None)
+        if fps is not None:
+            pointers = [*pointers, fps.ptr]
+            fps.dirty = True
         self.raw(program, [*pointers, *params], grid[0], grid[1])
 
     def synchronize(self) -> None:

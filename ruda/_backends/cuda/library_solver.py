@@ -228,7 +228,8 @@ def det(x: CudaArray) -> CudaArray:
     if x.size == 0:
         return new(x.ctx, x.shape[:-2], r)
     diag, parity = _lu_diag(x, "det")
-    return upload(x.ctx, (np.prod(diag, axis=-1) * parity).astype(r))
+    # + 0.0: a zero determinant is +0 as NumPy's, whatever the pivots' signs
+    return upload(x.ctx, (np.prod(diag, axis=-1) * parity + 0.0).astype(r))
 
 
 def slogdet(x: CudaArray) -> tuple[CudaArray, CudaArray]:
@@ -242,8 +243,11 @@ def slogdet(x: CudaArray) -> tuple[CudaArray, CudaArray]:
     mag = np.abs(diag)
     with np.errstate(divide="ignore", invalid="ignore"):
         logabs = np.sum(np.log(mag), axis=-1).astype(real)
-        unit = np.where(mag == 0, 0, diag / np.where(mag == 0, 1, mag))
-        sign = (np.prod(unit, axis=-1) * parity).astype(r)
+        if np.iscomplexobj(diag):
+            unit = np.where(mag == 0, 0, diag / np.where(mag == 0, 1, mag))
+        else:  # as NumPy's: a NaN pivot flips no sign, a zero one makes it 0
+            unit = np.where(diag < 0, -1.0, np.where(diag == 0, 0.0, 1.0))
+        sign = (np.prod(unit, axis=-1) * parity + 0.0).astype(r)
     return upload(x.ctx, sign), upload(x.ctx, logabs)
 
 

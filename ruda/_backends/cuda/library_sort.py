@@ -8,7 +8,8 @@ sorted axis is moved last and copied into a fresh buffer (sorted in place), floa
 matches NumPy's (NaNs last and equal, zeros equal). ``x + 0.0`` does not do it: NVIDIA's
 float64 arithmetic passes a NaN's sign bit through, and the radix sort puts negative NaNs
 first. ``descending`` sorts the reversed axis and reverses back, which keeps equal elements
-in their order (the CPU row's rule).
+in their order (the CPU row's rule). Complex arrays (NumPy's lexicographic order, values with
+a NaN part last) sort through ruda's radix sort instead (``sets.SORTING``, ``gpu.sorting``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ..gpu.kernels import map_layout
 from . import ops as _ops
 from .array import CudaArray
 from .library_blas import contiguous, copy_into, moved_last, new, on
+from .sets import SORTING
 
 # Thrust has no bfloat16: its keys sort as float32 (exact), the values come back narrowed.
 _SORTED_AS = {ir.BF16: ir.F32}
@@ -133,6 +135,8 @@ def _check(order: Any, name: str) -> None:
 def sort(x: CudaArray, axis: int | None = -1, descending: bool = False, stable: bool = True,
          kind: Any = None, order: Any = None) -> CudaArray:  # fmt: skip
     # Note: every sort here is stable; ``kind`` and ``stable=False`` change nothing.
+    if kind_of(x.dtype) == "c":  # NumPy's complex order: ruda's radix sort (``gpu.sorting``)
+        return SORTING.sort(x, axis, descending, order=order)
     _check(order, "sort")
     y, inv = _prepare(x, axis, descending)
     _thrust(y, None)
@@ -142,6 +146,8 @@ def sort(x: CudaArray, axis: int | None = -1, descending: bool = False, stable: 
 
 def argsort(x: CudaArray, axis: int | None = -1, descending: bool = False, stable: bool = True,
             kind: Any = None, order: Any = None) -> CudaArray:  # fmt: skip
+    if kind_of(x.dtype) == "c":
+        return SORTING.argsort(x, axis, descending, order=order)
     _check(order, "argsort")
     y, inv = _prepare(x, axis, descending)
     idx = new(x.ctx, y.shape, np.int64)  # Thrust writes size_t: the same bits for n < 2^63

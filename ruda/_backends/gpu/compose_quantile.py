@@ -53,9 +53,8 @@ def _interp_dtype(x_dtype: np.dtype, q: Any, fname: str) -> np.dtype:
 def _quantile(fname: str, x: Any, q: Any, axis: Any, method: str, keepdims: bool,
               nan_aware: bool, scale: float, out: Any, weights: Any) -> Any:  # fmt: skip
     rd, a = _arrays(x)
-    if rd.isdtype(a.dtype, "complex floating"):  # as median's sort: no order on GPU devices
-        raise TypeError(f"ruda.{fname}: complex input ({a.dtype}) has no order; "
-                        f"{fname} is defined for real dtypes")  # fmt: skip
+    if rd.isdtype(a.dtype, "complex floating") and method != "median":  # NumPy's error
+        raise TypeError(f"ruda.{fname}: a must be an array of real numbers, got {a.dtype}")
     if weights is not None:
         raise NotImplementedError(f"ruda.{fname}: weights= is not implemented on GPU yet")
     if method not in METHODS and method != "median":
@@ -67,7 +66,7 @@ def _quantile(fname: str, x: Any, q: Any, axis: Any, method: str, keepdims: bool
         raise ValueError(f"ruda.{fname}: Quantiles must be in the range [0, 1]")
     nd = a.ndim
     rows, kept, axes, n = rows_over(rd, a, axis)
-    floating = rd.isdtype(a.dtype, "real floating")
+    floating = rd.isdtype(a.dtype, ("real floating", "complex floating"))  # complex: nanmedian
     if method == "median":  # NumPy's nanmedian: a mean, in the input's float type
         rdt = a.dtype if floating else rd.float64
     elif _gathers(q, method, fname):

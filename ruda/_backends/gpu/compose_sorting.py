@@ -70,9 +70,7 @@ def sort_complex(x: Any) -> Any:
     if not rd.isdtype(a.dtype, "complex floating"):
         ct = rd.complex64 if a.dtype == rd.float32 else rd.complex128
         a = rd.astype(a, ct)
-    if a.ndim != 1:
-        raise NotImplementedError("ruda.sort_complex: only 1-D input is implemented on GPU yet")
-    return rd.take(a, _lexsort(rd, [rd.imag(a), rd.real(a)]))._data
+    return rd.sort(a, axis=-1)._data  # NumPy's complex order, values with a NaN part last
 
 
 def _unique_rows(rd: Any, a: Any, axis: int) -> Any:
@@ -100,12 +98,18 @@ def unique(x: Any, return_index: bool = False, return_inverse: bool = False,
                 "ruda.unique: return_index/inverse/counts with axis= are not implemented on GPU yet"
             )
         return _unique_rows(rd, a, axis)._data
-    r = rd.unique_all(rd.reshape(a, (-1,)))
+    flat = rd.reshape(a, (-1,))
+    r = rd.unique_all(flat)
     vals, first, inv, cnt = r.values, r.indices, r.inverse_indices, r.counts
     if equal_nan and rd.isdtype(vals.dtype, ("real floating", "complex floating")):
         nans = int(rd.sum(rd.astype(rd.isnan(vals), rd.int64)).to_device("cpu"))  # a size
         if nans > 1:  # NaNs sort last: fold them into the first of them
             k = vals.shape[0] - nans
+            if not extra and rd.isdtype(vals.dtype, "complex floating"):
+                # NumPy's hashed unique (no indices asked) keeps the first NaN of the input,
+                # its sorting one (indices asked) the first in sorted order, as below
+                at = rd.min(first[k:], keepdims=True)
+                vals = rd.concat([vals[:k], rd.take(flat, at)])
             vals, first = vals[: k + 1], first[: k + 1]
             cnt = rd.concat([cnt[:k], rd.sum(cnt[k:], keepdims=True)])
             inv = rd.where(inv > k, k, inv)

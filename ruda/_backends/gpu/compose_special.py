@@ -74,10 +74,22 @@ def heaviside(x: Any, y: Any, out: Any = None, **kw: Any) -> Any:
     _kw("heaviside", kw)
     rd, a, b = _operands(x, y)
     dt = rd.result_type(a, b)
+    if dt != rd.bfloat16:  # NumPy's loop, Python scalars weak: heaviside(int8, 0.5) is float16
+        try:
+            dt = rd.dtype(np.heaviside.resolve_dtypes((_weak(a), _weak(b), None))[-1].name)
+        except TypeError as e:
+            raise TypeError(f"ruda.heaviside: {e}") from None
     dt = dt if rd.isdtype(dt, "real floating") else rd.float64
     a = rd.astype(a, dt)
     r = rd.where(a < 0, 0.0, rd.where(a > 0, 1.0, b))
     return _out(rd, rd.astype(rd.where(rd.isnan(a), a, r), dt), out)
+
+
+def _weak(v: Any) -> Any:
+    """What ``ufunc.resolve_dtypes`` takes for an operand: a dtype, or a weak Python type."""
+    if hasattr(v, "dtype"):
+        return np.dtype(v.dtype.name) if not isinstance(v, np.generic) else v.dtype
+    return np.dtype(np.bool_) if isinstance(v, bool) else type(v)
 
 
 def spacing(x: Any, out: Any = None, **kw: Any) -> Any:

@@ -115,7 +115,8 @@ def median(x: Any, axis: Any = None, overwrite_input: bool = False, keepdims: bo
         r = s[..., (n - 1) // 2]
         if n % 2 == 0:
             r = (r + s[..., n // 2]) / 2
-        if rd.isdtype(rdt, "real floating"):  # NaNs sort last: any NaN makes the median NaN
+        if rd.isdtype(rdt, ("real floating", "complex floating")):  # NaNs sort last: any NaN
+            # makes the median NaN (complex: the last one in NumPy's order, as NumPy returns)
             r = rd.where(rd.isnan(s[..., -1]), s[..., -1], r)
     if keepdims:
         r = rd.reshape(r, tuple(1 if i in axes else a_i for i, a_i in enumerate(x.shape)))

@@ -13,16 +13,14 @@ from typing import Any
 
 import numpy as np
 
-from .strided import c_strides, contiguous, span
+from .strided import c_strides, contiguous, read_only, span
 
 
 def sliding_window_view(x: Any, window_shape: Any, axis: Any = None, *, subok: bool = False,
                         writeable: bool = False) -> Any:  # fmt: skip
     """Every window of ``window_shape`` sliding over ``x`` along ``axis``: a view of ``x``'s
-    allocation whose trailing axes step through each window.
-
-    # Note: GPU arrays have no read-only flag, so the view is writeable whatever ``writeable``.
-    """
+    allocation whose trailing axes step through each window; read-only unless ``writeable``
+    (and ``x`` is), as NumPy's."""
     ws = (window_shape,) if isinstance(window_shape, int) else tuple(window_shape)
     ws = tuple(operator.index(w) for w in ws)
     if any(w < 0 for w in ws):
@@ -46,7 +44,7 @@ def sliding_window_view(x: Any, window_shape: Any, axis: Any = None, *, subok: b
             raise ValueError("window shape cannot be larger than input array shape")
         shape[ax] -= w - 1
     strides = tuple(x._strides) + tuple(x._strides[ax] for ax in axis)
-    return x.view_of(x.offset, tuple(shape) + ws, strides)
+    return read_only(x.view_of(x.offset, tuple(shape) + ws, strides), not writeable)
 
 
 def as_strided(x: Any, shape: Any = None, strides: Any = None, subok: bool = False,
@@ -69,7 +67,7 @@ def as_strided(x: Any, shape: Any = None, strides: Any = None, subok: bool = Fal
         el = tuple(operator.index(s) // isz for s in strides)
     if len(el) != len(shape):
         raise ValueError(f"mismatch in length of strides ({len(el)}) and shape ({len(shape)})")
-    return x.view_of(x.offset, tuple(shape), el)
+    return read_only(x.view_of(x.offset, tuple(shape), el), not writeable)
 
 
 def isfortran(x: Any) -> bool:

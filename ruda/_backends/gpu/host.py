@@ -19,6 +19,11 @@ def upload_source(ctx: Any, host: Any, dtype: Any, native: type) -> Any:
             )
         return host if dtype is None or np.dtype(dtype) == host.dtype else host.astype(dtype)
     a = np.asarray(host, dtype=dtype)
+    if a.dtype.hasobject:  # the namespace refuses these first; this guards every other path
+        raise TypeError(
+            f"ruda.asarray: object dtype is cpu-only; device {ctx.name} holds numeric data only "
+            "(make object arrays on the cpu)"
+        )
     if not a.dtype.isnative:
         a = a.astype(a.dtype.newbyteorder("="))
     ctx.check_dtype(a.dtype, "asarray")

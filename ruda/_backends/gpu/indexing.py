@@ -292,8 +292,7 @@ def value_of(x: Any, value: Any) -> Any:
             raise ValueError(f"value is on {value.ctx.name}, the array on {ctx.name}")
         return ops.copy(value) if value.shares_memory(x) else value
     if isinstance(value, (bool, int, float, complex, np.generic)):
-        v = value.item() if isinstance(value, np.generic) else value
-        return ops.constant(ctx, v, x.dtype)
+        return ops.stored(ctx, value, x.dtype)
     a = np.asarray(value)
     if kind_of(a.dtype) not in "biufc":
         raise TypeError(f"cannot assign {type(value).__name__} to an array on {ctx.name}")

@@ -305,7 +305,15 @@ class Manipulation:
         shape = np.broadcast_shapes(*(a.shape for a in arrays))
         from .views import broadcast_to
 
-        return tuple(broadcast_to(a, shape) for a in arrays)
+        out = []
+        for a in arrays:
+            # Note: NumPy's results are writeable with a DeprecationWarning on the first write;
+            # ruda's are as writeable as their input, without the warning (broadcast_to's
+            # results, unlike these, are read-only everywhere).
+            v = broadcast_to(a, shape)
+            v.readonly = a.readonly
+            out.append(v)
+        return tuple(out)
 
     def rot90(self, m: Any, k: int = 1, axes: Any = (0, 1)) -> Any:
         a0, a1 = (_axis(a, m.ndim) for a in axes)
@@ -551,6 +559,8 @@ class Manipulation:
         ctx = self._ctx([x, *(a for a in (min, max, out) if isinstance(a, native))], "clip")
         if out is not None and not isinstance(out, native):
             raise TypeError(f"clip: out must be an array on {ctx.name}")
+        if out is not None and out.readonly:
+            raise ValueError("output array is read-only")
         if min is None and max is None:
             return self.ops.copy(x) if out is None else (self.ops.assign(out, x) or out)
         kind = "clip" if min is not None and max is not None else (

@@ -32,7 +32,7 @@ from ..._ops import OPS
 from ..._promotion import promote
 from . import chunking
 from .layout import axis_from_last, axis_last, bstrides, collapse
-from .strided import span
+from .strided import read_only_result, span
 
 _INF = float("inf")
 # Stacks of at least SMALL_COUNT products of at most SMALL_WORK multiply-adds each take the
@@ -392,8 +392,8 @@ class Products:
 
     # -- diagonal, trace -----------------------------------------------------------------------
     def diagonal(self, x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
-        """The diagonal over ``axis1``, ``axis2`` as the last axis of a view."""
-        # Note: NumPy's diagonal view is read-only; this one can be written through.
+        """The diagonal over ``axis1``, ``axis2`` as the last axis of a view (writeable here,
+        for the kernels' own use; the library's ``diagonal`` is read-only, as NumPy's)."""
         a1, a2 = axis1 % x.ndim, axis2 % x.ndim
         if a1 == a2:
             raise ValueError("diagonal: axis1 and axis2 cannot be the same")
@@ -567,8 +567,9 @@ class Products:
             "matmul": self.matmul, "tensordot": self.tensordot, "vecdot": self.vecdot,
             "dot": self.dot, "inner": self.inner, "vdot": self.vdot, "outer": self.outer,
             "kron": self.kron, "cross": self.cross, "trace": self.trace,
-            "diagonal": self.diagonal, "linalg.outer": self.outer,
-            "linalg.diagonal": self.linalg_diagonal, "linalg.vector_norm": self.vector_norm,
+            "diagonal": read_only_result(self.diagonal), "linalg.outer": self.outer,
+            "linalg.diagonal": read_only_result(self.linalg_diagonal),
+            "linalg.vector_norm": self.vector_norm,
             "linalg.matrix_norm": self.matrix_norm, "linalg.norm": self.norm,
             "linalg.matrix_power": self.matrix_power, "linalg.multi_dot": self.multi_dot,
         }  # fmt: skip

@@ -12,6 +12,10 @@ named in the class body (its native type, contexts, ``launch_map``, ``fill``, ``
 from __future__ import annotations
 
 import builtins
+import math
+import operator
+import os
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -21,12 +25,17 @@ from ... import _dtypes as dt
 from ..._dtypes import kind_of
 from ..._kernels import cmath, ir
 from ..._kernels import elementwise as ew
+from ..._kernels.fpstatus import applies as _fps_applies
 from ..._ops import OPS, Op
 from ..._promotion import promote, with_scalar
 from . import kernels
 from .creation import CreationOps
+from .strided import raise_readonly
 
 PY_SCALARS = (builtins.bool, int, float, complex)
+# RUDA_FPSTATUS=off: kernels without the floating-point status words (no errstate reports from
+# GPUs, for speed); read once, as compiled kernels are kept per process
+FP_STATUS = os.environ.get("RUDA_FPSTATUS", "on").strip().lower() != "off"
 _FLOAT_CATEGORIES = ("floating-point", "real floating-point")
 _LOOPS: dict[tuple[str, np.dtype], np.dtype] = {}
 
@@ -159,6 +168,16 @@ class GpuOps(CreationOps):
             cache[key] = x
         return x
 
+    def stored(self, ctx: Any, value: Any, npdt: np.dtype) -> Any:
+        """A scalar as NumPy stores it in an array of ``npdt``, as a cached constant: a Python
+        int that does not fit raises OverflowError; a NumPy scalar is cast as C casts it
+        (``np.int16(-3)`` in uint8 is 253)."""
+        if isinstance(value, np.generic):
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+                value = value.astype(npdt).item()
+        return self.constant(ctx, value, npdt)
+
     def astype(self, x: Any, dtype: Any, copy: bool = True, **_: Any) -> Any:
         """``x`` converted to ``dtype`` (NumPy's conversions) in a new contiguous array."""
         npdt = dt.to_numpy(dtype)
@@ -177,6 +196,8 @@ class GpuOps(CreationOps):
 
     def assign(self, view: Any, value: Any) -> None:
         """``view[...] = value`` (broadcast, converted to the view's dtype)."""
+        if view.readonly:
+            raise_readonly()
         ctx = view.ctx
         if isinstance(value, self.native):
             if value.ctx is not ctx:
@@ -185,8 +206,7 @@ class GpuOps(CreationOps):
                 value = self.copy(value)  # possibly overlapping source and destination
             value = self.cast_source(value, view.dtype)
         elif isinstance(value, (*PY_SCALARS, np.generic)):
-            v = value.item() if isinstance(value, np.generic) else value
-            value = self.constant(ctx, v, view.dtype)
+            value = self.stored(ctx, value, view.dtype)
         else:
             raise TypeError(
                 f"cannot assign {type(value).__name__} to an array on {ctx.name}; "
@@ -227,8 +247,17 @@ class GpuOps(CreationOps):
         if not arr_dtypes:
             raise TypeError(f"{op.name}: expected at least one {kind} array operand")
         rn, result = self.dtypes_of(op, ctx, arr_dtypes, scalars)
+        if scalars and op.name in _COMPARE and kind_of(rn) in "iu":
+            known = _compare_out_of_range(op.name, rn, args)
+            if known is not None:
+                return self._constant_result(ctx, args, known, out, op)
         # Operands: constants for scalars; comparisons see both operands in the promoted dtype.
+        # A Python scalar takes the dtype NumPy's loop reads: the promoted one, or the loop's
+        # own where it computes in another kind (divide(int8, 300) reads 300 as float64).
         logical = op.category == "bool"
+        weak = rn
+        if scalars and op.result != "bool" and kind_of(result) != kind_of(rn):
+            weak = result
         ins: list[Any] = []
         for a in args:
             if isinstance(a, native):
@@ -237,9 +266,13 @@ class GpuOps(CreationOps):
                 ins.append(a)
             else:
                 v = a.item() if isinstance(a, np.generic) else a
-                cdt = np.dtype(np.bool_) if logical else (a.dtype if isinstance(a, np.generic) and
-                                                          op.result != "bool" else rn)  # fmt: skip
+                typed = isinstance(a, np.generic) and op.result != "bool"
+                cdt = np.dtype(np.bool_) if logical else (a.dtype if typed else weak)
                 ins.append(self.constant(ctx, v, cdt))
+        if op.name == "pow" and kind_of(rn) in "iu":  # after the constants' OverflowError
+            if out is not None and not np.can_cast(result, out.dtype, "same_kind"):
+                self._check_out(op, (), result, out)  # NumPy's casting error comes first
+            _negative_int_power(args[1])
         shape = _broadcast(ins)
         if out is None:
             out = ctx.allocator.empty(shape, result)
@@ -258,6 +291,18 @@ class GpuOps(CreationOps):
         self.launch_map(ctx, _ElementwiseMaker(op.name, in_types, out_type), ins, out)
         return out
 
+    def _constant_result(self, ctx: Any, args: tuple[Any, ...], value: bool, out: Any,
+                         op: Op) -> Any:  # fmt: skip
+        """A comparison whose answer is ``value`` for every element, as an array (or ``out``)."""
+        shape = _broadcast([a for a in args if hasattr(a, "shape")])
+        if out is None:
+            out = ctx.allocator.empty(shape, np.dtype(np.bool_))
+        else:
+            self._check_out(op, shape, np.dtype(np.bool_), out)
+        if out.size:
+            self.assign(out, self.constant(ctx, value, out.dtype))
+        return out
+
     def dtypes_of(self, op: Op, ctx: Any, arrays: list[np.dtype],
                   scalars: list[Any]) -> tuple[np.dtype, np.dtype]:  # fmt: skip
         """(operand dtype, result dtype) of ``op`` on ``ctx``, or the error ``apply`` raises."""
@@ -271,6 +316,8 @@ class GpuOps(CreationOps):
 
     @staticmethod
     def _check_out(op: Op, shape: tuple[int, ...], result: np.dtype, out: Any) -> None:
+        if out.readonly:  # broadcast_to's views...; in-place operators come here too
+            raise ValueError("output array is read-only")
         if np.broadcast_shapes(shape, out.shape) != out.shape:
             raise ValueError(
                 f"non-broadcastable output operand with shape {out.shape} doesn't match the "
@@ -321,7 +368,10 @@ class GpuOps(CreationOps):
         d0, d1 = (a.dtype if hasattr(a, "dtype") else np.asarray(a).dtype for a in args)
         if kind_of(d1) not in "biu" or not np.can_cast(d1, np.int64):  # NumPy: no uint64 loop
             raise TypeError(f"ldexp: the exponents must be integers that fit int64, got {d1}")
-        f = np.ldexp.resolve_dtypes((d0, np.dtype(np.int64), None))[0]
+        m = args[0]
+        # a Python mantissa is weak: NumPy's loop for it (ldexp(3, e) is float16's)
+        w0 = d0 if hasattr(m, "dtype") or type(m) is builtins.bool else type(m)
+        f = np.ldexp.resolve_dtypes((w0, d1, None))[0]
         ctx.check_dtype(f, "ldexp")
         # int32 exponents where they fit (no 64-bit integer kernels needed), else int64
         small = d1.itemsize < 4 or d1 == np.int32 or not isinstance(args[1], self.native)
@@ -401,6 +451,45 @@ def _broadcast(ins: Any) -> tuple[int, ...]:
         raise ValueError(f"operands could not be broadcast together with shapes {shapes}") from None
 
 
+def _negative_int_power(e: Any) -> None:
+    """NumPy's ValueError for an integer power with a negative exponent: a scalar is read on
+    the host; a device array is reduced on the device and one boolean read back (a host wait,
+    only for integer ``pow`` with a signed integer array exponent)."""
+    if isinstance(e, (int, np.integer)) and not isinstance(e, (builtins.bool, np.bool_)):
+        neg = e < 0
+    elif hasattr(e, "ctx") and kind_of(e.dtype) == "i" and e.size:
+        import ruda
+        from ruda._array import _wrap
+
+        neg = builtins.bool(ruda.any(_wrap(e, ruda.Device(e.device)) < 0))
+    else:
+        return
+    if neg:
+        raise ValueError("ruda.pow: Integers to negative integer powers are not allowed.")
+
+
+_COMPARE = {
+    "equal": operator.eq,
+    "not_equal": operator.ne,
+    "less": operator.lt,
+    "less_equal": operator.le,
+    "greater": operator.gt,
+    "greater_equal": operator.ge,
+}
+
+
+def _compare_out_of_range(name: str, rn: np.dtype, args: tuple[Any, ...]) -> bool | None:
+    """NumPy 2's answer for comparing integers of dtype ``rn`` with a Python int outside its
+    range (every element alike: ``int8 < 300`` is all True), else None."""
+    info = np.iinfo(rn)
+    for k, a in enumerate(args):
+        if type(a) is int and not info.min <= a <= info.max:
+            pair = [0, 0]  # any in-range value stands for the array's elements
+            pair[k] = math.inf if a > info.max else -math.inf
+            return _COMPARE[name](*pair)
+    return None
+
+
 def _fits_i32(v: Any) -> bool:
     """An array operand, or a scalar exponent within int32's range."""
     return hasattr(v, "shape") and not isinstance(v, np.generic) or -(2**31) <= int(v) < 2**31
@@ -410,11 +499,14 @@ class _ElementwiseMaker:
     """``make(ndim, **variant)`` for an op-table kernel: launchers that can use the builder's
     variants (vector width, items per invocation) pass them; the others call ``make(ndim)``."""
 
-    __slots__ = ("name", "in_types", "out_type")
+    __slots__ = ("name", "in_types", "out_type", "status")
     variants = True
 
     def __init__(self, name: str, in_types: tuple, out_type: Any) -> None:
         self.name, self.in_types, self.out_type = name, in_types, out_type
+        # kernels that can raise a floating-point error write the device's status words
+        self.status = FP_STATUS and _fps_applies(name, in_types, out_type)
 
     def __call__(self, ndim: int | None, **variant: Any) -> Any:
-        return ew.build(self.name, self.in_types, self.out_type, ndim, **variant)
+        return ew.build(self.name, self.in_types, self.out_type, ndim, status=self.status,
+                        **variant)  # fmt: skip

@@ -190,6 +190,8 @@ class Reductions:
                 fill = op == "min"
             elif kind_of(x.dtype) in "iu":
                 fill = np.iinfo(x.dtype).min if op == "max" else np.iinfo(x.dtype).max
+            elif kind_of(x.dtype) == "c":  # below (above) every value, lexicographically
+                fill = complex(-np.inf, -np.inf) if op == "max" else complex(np.inf, np.inf)
             else:
                 fill = -np.inf if op == "max" else np.inf
         dev = ruda.Device(x.device)
@@ -256,10 +258,16 @@ class Reductions:
             else:
                 out_t = kr.result_type(op, in_t)
             lay = self.layout(x, axis)
-            if initial is not _NoValue and op in ("max", "min") and lay.count == 0:
+            extreme = op in ("max", "min")
+            if initial is not _NoValue and extreme and lay.count == 0:
                 r = fill_identity(
                     ops, ctx.allocator.empty((lay.nout,), ir.numpy_of(out_t)), initial
                 )
+            elif extreme and in_t.is_complex:
+                r = self._complex_extreme(op, lay)
+                if initial is not _NoValue:  # NumPy starts from initial: it wins ties and NaNs
+                    c = ops.constant(ctx, initial, r.dtype)
+                    r = ops.apply(OPS[_WITH_INITIAL[op]], (c, r))
             else:
                 r = lay.run(op, out_t)
                 if initial is not _NoValue:
@@ -269,6 +277,26 @@ class Reductions:
 
         fn.__name__ = op
         return fn
+
+    def _complex_extreme(self, op: str, lay: Layout) -> Any:
+        """max/min of complex values into a new ``(nout,)`` array. NumPy's answer is the first
+        value with a NaN part, else the first largest (smallest) value in lexicographic order,
+        real part first: the element at ``argmax`` (``argmin``), which is gathered."""
+        import ruda
+        from ruda._array import _wrap
+
+        x, ops = lay.x, self.ops
+        if lay.count == 0:  # NumPy raises even with no results
+            raise ValueError(f"zero-size array to reduction operation {op} which has no identity")
+        if lay.nout == 0:
+            return x.ctx.allocator.empty((0,), x.dtype)
+        if lay.family == "cols":  # reduced axes first: each result's elements made a row
+            x = ops.copy(x.reshape((lay.count, lay.nout)).transpose((1, 0)))
+        rows = x.reshape((lay.nout, lay.count))
+        at = ops.searching.arg("arg" + op, rows, 1).reshape((lay.nout, 1))
+        dev = ruda.Device(x.device)
+        picked = ruda.take_along_axis(_wrap(rows, dev), _wrap(at, dev), axis=1)
+        return picked._data.reshape((lay.nout,))
 
     # -- mean, var, std ---------------------------------------------------------------------------
     def mean(self, x: Any, axis: Any = None, keepdims: bool = False, dtype: Any = None,

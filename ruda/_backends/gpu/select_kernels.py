@@ -20,15 +20,25 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+from ..._kernels import cmath_order, ir
 from ..._kernels import elementwise as ew
-from ..._kernels import ir
 from ..._kernels.ir import BOOL, F32, U32, Let, Var
 
 # kind -> number of operands: where(cond, a, b); clip(x, lo, hi) and its one-sided forms
 ARITY = {"where": 3, "clip": 3, "clip_lo": 2, "clip_hi": 2}
 
 
-def _max(a: ir.Expr, b: ir.Expr) -> ir.Expr:
+def _complex_bound(a: ir.Expr, b: ir.Expr, lower: bool, both: bool) -> ir.Expr:
+    # NumPy clips complex values lexicographically: with both bounds its clip loop's rules,
+    # with one bound the maximum (minimum) ufunc's (NaN in the bound propagates)
+    if both:
+        return cmath_order.clip_bound(a.type, lower)(a, b)
+    return cmath_order.binary("maximum" if lower else "minimum", a.type)(a, b)
+
+
+def _max(a: ir.Expr, b: ir.Expr, both: bool = True) -> ir.Expr:
+    if a.type.is_complex:
+        return _complex_bound(a, b, True, both)
     if a.type.is_float:
         return ew._maximum(a, b)  # NaN from either side propagates (NumPy's maximum)
     if a.type is BOOL:
@@ -36,7 +46,9 @@ def _max(a: ir.Expr, b: ir.Expr) -> ir.Expr:
     return ir.call("max", a, b)
 
 
-def _min(a: ir.Expr, b: ir.Expr) -> ir.Expr:
+def _min(a: ir.Expr, b: ir.Expr, both: bool = True) -> ir.Expr:
+    if a.type.is_complex:
+        return _complex_bound(a, b, False, both)
     if a.type.is_float:
         return ew._minimum(a, b)
     if a.type is BOOL:
@@ -53,9 +65,9 @@ def value(kind: str, operands: list[ir.Expr], compute: ir.Type, out: ir.Type) ->
         v = ir.cast(operands[0], compute)
         rest = [ir.cast(e, compute) for e in operands[1:]]
         if kind in ("clip", "clip_lo"):
-            v = _max(v, rest.pop(0))
+            v = _max(v, rest.pop(0), kind == "clip")
         if kind in ("clip", "clip_hi"):
-            v = _min(v, rest.pop(0))  # after max: lo > hi gives hi, as NumPy's clip
+            v = _min(v, rest.pop(0), kind == "clip")  # after max: lo > hi gives hi, as NumPy's clip
     if out is BOOL and v.type is not BOOL:
         return v.ne(0)
     return ir.cast(v, out)

@@ -6,9 +6,9 @@ The sorted axis is moved last (a ruda copy kernel when that is not a layout a pl
 each row of ``[rows, n]`` is sorted (every sort is stable), and the result is handed back with
 the axis where it was. The set functions flatten, sort with the element indices, flag where
 each value starts, scan the flags and scatter; the host reads one number, the count of unique
-values, to size the outputs. They take complex input too (NumPy's lexicographic order, each
-value with a NaN part its own value, last), through composite keys of 2 or 4 words; sort and
-argsort stay real-only (``dtype_gate.REAL_ONLY``).
+values, to size the outputs. Complex input sorts in NumPy's lexicographic order (real part
+first; values with a NaN part last, ``R + nanj < nan + Rj < nan + nanj``) through composite
+keys of 2 or 4 words: argsort sorts the indices by those keys, sort gathers the elements.
 """
 
 from __future__ import annotations
@@ -18,11 +18,13 @@ from typing import Any
 
 import numpy as np
 
+from ..._dtypes import kind_of
 from ..._kernels import ir, sort_keys, tune
 from ..._kernels import scan as ks
 from ..._kernels import sort as kso
 from ..._kernels import unique as ku
 from ..._kernels.reduce import Launch, Plan, _cdiv
+from ..._ops import OPS
 from .indexing import LIMIT
 from .layout import axis_from_last, rows_last
 
@@ -113,10 +115,33 @@ class Sorting:
         xt = rows_last(ops, x, axis)
         n = x.shape[axis]
         rows = math.prod(xt.shape[:-1])
+        if kind_of(x.dtype) == "c":
+            return axis_from_last(self._complex(name, xt, rows, n, descending), axis)
         out = ctx.allocator.empty(xt.shape, x.dtype if name == "sort" else np.int64)
         if rows and n:
             self.run(name, xt, rows, n, name, descending, out)
         return axis_from_last(out, axis)
+
+    def _complex(self, name: str, xt: Any, rows: int, n: int, descending: bool) -> Any:
+        """sort/argsort of the complex rows of the contiguous ``xt``: the indices that sort them
+        (the composite keys of ``sort_keys``: NumPy's lexicographic order, NaN classes last),
+        and for ``sort`` the elements gathered (NaN payloads kept). Descending sorts the
+        reversed rows and reverses back: ties keep their order, NaNs come first."""
+        import ruda
+        from ruda._array import _wrap
+
+        ops, ctx = self.ops, xt.ctx
+        idx = ctx.allocator.empty(xt.shape, np.int64)
+        if not (rows and n):
+            return idx if name == "argsort" else ctx.allocator.empty(xt.shape, xt.dtype)
+        src = ops.copy(xt[..., ::-1]) if descending else xt
+        self.run(name, src, rows, n, "argsort", False, idx)
+        if descending:
+            idx = ops.apply(OPS["subtract"], (n - 1, idx[..., ::-1]))
+        if name == "argsort":
+            return idx
+        dev = ruda.Device(xt.device)
+        return ruda.take_along_axis(_wrap(xt, dev), _wrap(idx, dev), axis=-1)._data
 
     def sort(self, x: Any, axis: int | None = -1, descending: bool = False, stable: bool = True,
              kind: Any = None, order: Any = None) -> Any:  # fmt: skip

@@ -90,7 +90,7 @@ class StridedArray:
 
     @property
     def flags(self) -> dict[str, bool]:
-        return {"C_CONTIGUOUS": self.is_contiguous, "WRITEABLE": True}
+        return {"C_CONTIGUOUS": self.is_contiguous, "WRITEABLE": not self.readonly}
 
     @property
     def elem_offset(self) -> int:
@@ -179,6 +179,8 @@ class StridedArray:
         return self.ctx.allocator.to_host(self)
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        if self.readonly:
+            raise_readonly()
         if type(key) is tuple and type(value) is type(self) and value.dtype == self.dtype:
             # one element from a one-element array (a Python loop, ``a[i, i] = v``): a copy
             at = element_index(self, key)
@@ -192,6 +194,29 @@ class StridedArray:
             setitem(self, key, value)  # a scatter
             return
         self.ops.assign(self[key], value)
+
+
+def raise_readonly() -> None:
+    """NumPy's error for a write into a read-only array (``broadcast_to``'s views...)."""
+    raise ValueError("assignment destination is read-only")
+
+
+def read_only(x: Any, readonly: bool = True) -> Any:
+    """``x`` (a fresh view) marked read-only, as NumPy marks ``broadcast_to``'s result; a view
+    of a read-only array stays read-only whatever ``readonly`` says."""
+    x.readonly = readonly or x.readonly
+    return x
+
+
+def read_only_result(fn: Any) -> Any:
+    """``fn`` whose result (a view) is read-only: NumPy's ``diagonal``."""
+
+    def view(*args: Any, **kwargs: Any) -> Any:
+        return read_only(fn(*args, **kwargs))
+
+    view.__name__ = view.__qualname__ = getattr(fn, "__name__", "view")
+    view.__doc__ = fn.__doc__
+    return view
 
 
 def contiguous(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
@@ -268,12 +293,13 @@ def basic_index(x: StridedArray, key: Any) -> tuple[int, tuple[int, ...], tuple[
             continue
         n, s = x.shape[d], x._strides[d]
         if isinstance(k, slice):
-            start, stop, step = k.indices(n)
+            start, stop, step = k.indices(n)  # Python ints: huge bounds and steps clamp
             length = len(range(start, stop, step))
             if length:
                 off += start * s
             shape.append(length)
-            strides.append(s * step)
+            # one element or none: the step never moves (2**62 would not fit the kernels)
+            strides.append(s * step if length > 1 else s)
         elif isinstance(k, (bool, np.bool_)):
             raise NotImplementedError(
                 f"boolean scalar indexing on {x.ctx.name} is not implemented yet"
@@ -294,4 +320,5 @@ def basic_index(x: StridedArray, key: Any) -> tuple[int, tuple[int, ...], tuple[
 
 
 __all__ = ["StridedArray", "basic_index", "c_strides", "contiguous", "is_basic",
-           "resolve_shape", "span"]  # fmt: skip
+           "raise_readonly", "read_only", "read_only_result", "resolve_shape",
+           "span"]  # fmt: skip

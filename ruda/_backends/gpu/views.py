@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .layout import bstrides
-from .strided import c_strides, resolve_shape
+from .strided import c_strides, read_only, resolve_shape
 
 
 def as_shape(shape: Any) -> tuple[int, ...]:
@@ -111,7 +111,8 @@ def broadcast_to(x: Any, shape: Any, **_: Any) -> Any:
     shape = as_shape(shape)
     if np.broadcast_shapes(x.shape, shape) != shape:
         raise ValueError(f"cannot broadcast shape {x.shape} to {shape}")
-    return x.view_of(x.offset, shape, bstrides(x, shape))
+    # NumPy's broadcast_to view is read-only: its repeated elements share memory
+    return read_only(x.view_of(x.offset, shape, bstrides(x, shape)))
 
 
 def ravel(x: Any, order: str = "C", **_: Any) -> Any:

@@ -5,6 +5,9 @@ buffer; views share the Block, and the buffer returns to the pool when the last 
 Uploads use ``queue.write_buffer``; while dispatches are still unsubmitted the upload goes to a
 buffer that no pending dispatch can reference, because queue writes run before that batch.
 Read-backs copy into a pooled staging buffer; ``to_host_many`` reads several arrays in one wait.
+The pool counts the bytes of its buffers in use and cached; ``cap`` (``RUDA_GPU_MEMORY_LIMIT``,
+``Device.set_memory_limit``) bounds their sum. Staging buffers are host-visible memory and
+outside the count; ``empty_cache`` drops them with the cached buffers.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ class Block:
         pool.serial += 1
         self.token = pool.serial
         pool.live[self.token] = buffer
+        pool.in_use += size
 
     def __del__(self) -> None:
         pool = self.pool
@@ -58,11 +62,14 @@ class Block:
 
 
 class BufferPool:
-    """Free device buffers by size class, up to ``limit`` cached bytes."""
+    """Free device buffers by size class, up to ``limit`` cached bytes; in use and cached
+    together at most ``cap`` bytes (None: no cap)."""
 
-    def __init__(self, ctx: Any, limit: int) -> None:
+    def __init__(self, ctx: Any, limit: int, cap: int | None = None) -> None:
         self.ctx = ctx
         self.limit = limit
+        self.cap = cap
+        self.in_use = 0  # bytes of the buffers live Blocks hold
         self.free: dict[int, list[Any]] = {}
         self.live: dict[int, Any] = {}  # buffers in use, by Block token
         self.serial = 0
@@ -86,6 +93,15 @@ class BufferPool:
                     f"ruda: {nbytes} bytes exceed the largest buffer device {self.ctx.name} "
                     f"allows ({max_size} bytes)"
                 )
+        cap = self.cap
+        if cap is not None and self.in_use + self.cached + size > cap:
+            self.trim()  # CuPy's pool does the same: cached blocks go before an error
+            if self.in_use + size > cap:
+                raise MemoryError(
+                    f"ruda: allocating {nbytes} bytes on {self.ctx.name} would exceed the "
+                    f"memory pool's limit of {cap} bytes ({self.in_use} in use); raise it with "
+                    "Device.set_memory_limit() or RUDA_GPU_MEMORY_LIMIT"
+                )
         try:
             buf = self.ctx.device.create_buffer(size=size, usage=_STORAGE)
         except Exception:
@@ -95,7 +111,10 @@ class BufferPool:
         return Block(buf, size, self)
 
     def release(self, buffer: Any, size: int) -> None:
-        if self.cached + size > self.limit:
+        self.in_use -= size
+        if self.cached + size > self.limit or (
+            self.cap is not None and self.in_use + self.cached + size > self.cap
+        ):
             self.ctx.launcher.forget_bind_groups()
             return  # dropped: wgpu frees it once no submitted work uses it
         self.free.setdefault(size, []).append(buffer)
@@ -119,8 +138,41 @@ class Allocator:
         # host's) 1 GiB. Out of memory, the pool gives its free buffers back and retries.
         discrete = ctx.adapter_type == "DiscreteGPU"
         limit = int(os.environ.get("RUDA_WGPU_POOL_MB", "16384" if discrete else "1024")) << 20
-        self.pool = BufferPool(ctx, limit)
+        from ..._devices import env_memory_limit
+
+        self.pool = BufferPool(ctx, limit, env_memory_limit(ctx.name, self.total_memory))
         self._readback: dict[int, list[Any]] = {}
+
+    # -- the runtime's questions (Device.memory_info, set_memory_limit, empty_cache) -----------
+    def total_memory(self) -> int | None:
+        """The device's memory: WebGPU does not say, except that an adapter running on the CPU
+        (lavapipe) has the host's."""
+        return self.host_memory()[1]
+
+    def host_memory(self) -> tuple[int | None, int | None]:
+        if self.ctx.adapter_type != "CPU":
+            return None, None
+        from ..._devices import host_memory
+
+        return host_memory()
+
+    def memory_info(self) -> tuple[int | None, int | None, int, int, int | None]:
+        """(free, total, pool held, pool in use, pool cap) in bytes (None: not known)."""
+        free, total = self.host_memory()
+        pool = self.pool
+        return free, total, pool.in_use + pool.cached, pool.in_use, pool.cap
+
+    def set_limit(self, nbytes: int | None) -> None:
+        """Cap the pool's buffers (in use and cached) at ``nbytes`` (None: no cap)."""
+        self.pool.cap = nbytes
+        if nbytes is not None and self.pool.in_use + self.pool.cached > nbytes:
+            self.pool.trim()
+
+    def empty_cache(self) -> None:
+        """Drop the cached free buffers and read-back staging buffers (wgpu frees each once no
+        submitted work uses it)."""
+        self.pool.trim()
+        self._readback.clear()
 
     # -- allocation -------------------------------------------------------------------
     def alloc(self, nbytes: int, fresh: bool = False) -> Block:
@@ -183,6 +235,12 @@ class Allocator:
     def read_ranges(self, ranges: list[tuple[Any, int, int]]) -> memoryview:
         """The (buffer, offset, size) ranges (multiples of 4) end to end, after all queued work."""
         launcher = self.ctx.launcher
+        fps = getattr(self.ctx, "fpstatus", None)  # floating-point status words: same copy
+        if fps is not None and fps.dirty:
+            fps.dirty = False
+            ranges = [*ranges, (fps.buffer, 0, 16)]
+        else:
+            fps = None
         size = sum(r[2] for r in ranges)
         sc = size_class(size)
         stack = self._readback.get(sc)
@@ -199,4 +257,7 @@ class Allocator:
         finally:
             staging.unmap()
         self._readback.setdefault(sc, []).append(staging)
+        if fps is not None:  # report after the read (a raise leaves no staging buffer behind)
+            words, data = np.frombuffer(data[size - 16 : size], np.uint32), data[: size - 16]
+            fps.take(words, f"a read from {self.ctx.name}")
         return data

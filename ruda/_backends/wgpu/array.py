@@ -18,7 +18,8 @@ from ..gpu.strided import StridedArray, c_strides
 class WgpuArray(StridedArray):
     """An n-dimensional array in a WebGPU buffer (the native array of ``wgpu`` devices)."""
 
-    __slots__ = ("ctx", "block", "offset", "shape", "_strides", "dtype", "size", "__weakref__")
+    __slots__ = ("ctx", "block", "offset", "shape", "_strides", "dtype", "size", "readonly",
+                 "__weakref__")  # fmt: skip
 
     def __init__(
         self, ctx: Any, block: Any, offset: int, shape: tuple[int, ...],
@@ -31,6 +32,7 @@ class WgpuArray(StridedArray):
         self._strides = strides  # elements
         self.dtype = dtype
         self.size = math.prod(shape)
+        self.readonly = False  # NumPy's WRITEABLE flag, inverted (views keep it)
 
     @classmethod
     def contiguous(cls, ctx: Any, block: Any, shape: tuple[int, ...], dtype: np.dtype) -> WgpuArray:
@@ -42,7 +44,9 @@ class WgpuArray(StridedArray):
         return self.block.buffer
 
     def view_of(self, offset: int, shape: tuple[int, ...], strides: tuple[int, ...]) -> WgpuArray:
-        return WgpuArray(self.ctx, self.block, offset, tuple(shape), tuple(strides), self.dtype)
+        v = WgpuArray(self.ctx, self.block, offset, tuple(shape), tuple(strides), self.dtype)
+        v.readonly = self.readonly
+        return v
 
     def shares_memory(self, other: Any) -> bool:
         return self.block is other.block

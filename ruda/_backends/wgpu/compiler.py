@@ -14,6 +14,8 @@ import wgpu
 
 from ..._kernels import ir
 from ..._kernels import wgsl as wgsl_renderer
+from ..._kernels.fpstatus import has_status
+from ..gpu.fpstatus import wgpu_status
 from . import shader
 from .context import FeatureError
 
@@ -55,6 +57,8 @@ class Program:
         # Elements each invocation handles (a kernel that packs narrow types may do several).
         self.items_per_thread = int(getattr(kernel, "elems_per_invocation", 1) or 1)
         self.uniform_binding = max((b.binding for b in kernel.buffers), default=-1) + 1
+        # floating-point status words (the last binding; the launcher binds them itself)
+        self.fps = wgpu_status(ctx) if has_status(kernel) else None
 
     def pack(self, values: dict[str, Any]) -> bytes:
         """The uniform block for named parameter values, in the struct layout WGSL expects."""

@@ -122,6 +122,11 @@ class Context:
     def __repr__(self) -> str:
         return f"<wgpu context {self.name}: {self.description}>"
 
+    def synchronize(self) -> None:
+        """Submit everything recorded and wait until the device has finished it
+        (``Device.synchronize``)."""
+        self.launcher.synchronize()
+
     def missing_feature(self, npdt: np.dtype) -> str | None:
         """The adapter feature dtype ``npdt`` needs and this device lacks (or "unsupported")."""
         key = (npdt, self.features)  # the features too: tests take one away

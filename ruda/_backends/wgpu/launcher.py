@@ -136,6 +136,8 @@ class Launcher:
             handle = cpass._internal
             bind(handle, 0, group._internal, 1 if size else 0, cell)
             dispatch(handle, grid[0], grid[1], 1)
+        if program.fps is not None:
+            program.fps.dirty = True
         self.count += 1
         self.dispatches += 1
 
@@ -163,6 +165,9 @@ class Launcher:
             {"binding": k, "resource": {"buffer": b, "offset": o, "size": s}}
             for k, (b, o, s) in enumerate(bindings)
         ]
+        if program.fps is not None:  # the status words, after the caller's bindings
+            entries.append({"binding": len(entries), "resource": {
+                "buffer": program.fps.buffer, "offset": 0, "size": 16}})  # fmt: skip
         if program.param_size:
             entries.append({
                 "binding": program.uniform_binding,
@@ -193,6 +198,16 @@ class Launcher:
             self.encoder = self.ctx.device.create_command_encoder()
         self.copies += 1
         return self.encoder
+
+    def timestamp(self, query_set: Any, resolve: Any) -> None:
+        """Queue a timestamp (``ruda.wgpu.Event.record``): query 0 of ``query_set`` is written
+        at the start of an empty compute pass, in recording order, then resolved into the first
+        8 bytes of ``resolve``. On Vulkan the write waits for the commands before it
+        (``vkCmdWriteTimestamp`` at the bottom of the pipe)."""
+        enc = self.encoder_for_copy()
+        enc.begin_compute_pass(timestamp_writes={
+            "query_set": query_set, "beginning_of_pass_write_index": 0}).end()  # fmt: skip
+        enc.resolve_query_set(query_set, 0, 1, resolve, 0)
 
     def copy(self, src: Any, src_offset: int, dst: Any, dst_offset: int, size: int) -> None:
         """Queue a buffer-to-buffer copy of ``size`` bytes (multiples of 4) in recording order."""

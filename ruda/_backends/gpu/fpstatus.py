@@ -1,0 +1,171 @@
+"""NumPy's floating-point error modes on GPU devices: each device's status words, read at host
+reads, and reported with the ``errstate`` in force then.
+
+Elementwise kernels that can raise a floating-point error (``ruda._kernels.fpstatus``) write the
+op's id into one of four u32 words per device (divide, over, under, invalid) when an element
+raises that category. The host learns of it later, not at the op:
+
+* at the next read from the device (``to_device("cpu")``, ``__array__``, ``float()``/``int()``/
+  ``bool()``, ``repr``, ``tolist``, ``item``, and ruda's own reads of sizes and flags): on wgpu
+  the words travel in the same copy as the data (no extra wait), on cuda one 16-byte copy after
+  the read's own wait;
+* at ``Device.synchronize()``;
+* on entering and on leaving a ``ruda.errstate`` block (leaving: with the block's modes, so
+  ``with np.errstate(divide="raise"): y = x / 0`` raises at the end of the block).
+
+A check is free when no such kernel ran since the last one (``Status.dirty``). A report clears
+the words (no second report of the same error) and acts per category as NumPy does, in its order
+(divide, over, under, invalid): ignore, warn (RuntimeWarning), raise (FloatingPointError at the
+first such category), call (``seterrcall``'s function with the category's text and flag), print
+(stderr) or log (the ``seterrcall`` object's ``write``).
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ..._kernels import fpstatus as kfp
+
+_TEXT = {"divide": "divide by zero", "over": "overflow", "under": "underflow",
+         "invalid": "invalid value"}  # fmt: skip
+_FLAG = {"divide": 1, "over": 2, "under": 4, "invalid": 8}  # NumPy's bits for 'call'
+_ALL: list[Status] = []  # every device's status, for errstate's checks
+
+
+class Status:
+    """One device's status words: the backend's 16-byte buffer and whether a kernel that may
+    write them ran since the last read (``dirty``)."""
+
+    def __init__(self, ctx: Any, buffer: Any, read: Any, clear: Any) -> None:
+        self.ctx = ctx
+        self.buffer = buffer  # wgpu: a GPUBuffer; cuda: a CuPy array of 4 uint32
+        self._read, self._clear = read, clear
+        self.dirty = False
+        _ALL.append(self)
+
+    def check(self, when: str) -> None:
+        """Read the words if a kernel may have written them since the last read, and report."""
+        if self.dirty:
+            self.dirty = False
+            self.take(self._read(), when)
+
+    def take(self, words: Any, when: str) -> None:
+        """Report ``words`` (4 ints) read from the device, clearing them there first."""
+        words = [int(w) for w in words]
+        if any(words):
+            self._clear()
+            report(words, self.ctx.name, when)
+
+
+def wgpu_status(ctx: Any) -> Status:
+    """``ctx``'s status (made on first use): a zeroed 16-byte storage buffer."""
+    st = getattr(ctx, "fpstatus", None)
+    if st is None:
+        import wgpu
+
+        usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
+        buf = ctx.device.create_buffer(size=kfp.NBYTES, usage=usage)  # zeroed by WebGPU
+        zeros = bytes(kfp.NBYTES)
+
+        def read() -> Any:  # (not dirty now: read_ranges adds no words of its own)
+            return np.frombuffer(ctx.allocator.read_ranges([(buf, 0, kfp.NBYTES)]), np.uint32)
+
+        def clear() -> None:  # queue order: after the read's copy, before later submits
+            ctx.queue.write_buffer(buf, 0, zeros)
+
+        st = ctx.fpstatus = Status(ctx, buf, read, clear)
+    return st
+
+
+class _CudaStatus(Status):
+    """A cuda device's status: launches from Python set ``dirty``; the C fast path
+    (``_cuda_fast.Prepared``) counts its launches of status kernels instead."""
+
+    def __init__(self, *args: Any, launches: Any) -> None:
+        self._launches = launches  # _cuda_fast.status_launches, or a function giving 0
+        self._seen = launches()
+        self._dirty = False
+        super().__init__(*args)
+
+    @property
+    def dirty(self) -> bool:  # type: ignore[override]
+        return self._dirty or self._launches() != self._seen
+
+    @dirty.setter
+    def dirty(self, value: bool) -> None:
+        self._dirty = value
+        if not value:
+            self._seen = self._launches()
+
+
+def cuda_status(ctx: Any) -> Status:
+    """``ctx``'s status (made on first use): 4 zeroed uint32 in device memory."""
+    st = getattr(ctx, "fpstatus", None)
+    if st is None:
+        import cupy
+
+        from ..cuda import dispatch
+
+        with ctx.device:
+            buf = cupy.zeros(4, cupy.uint32)
+
+        def read() -> Any:
+            with ctx.device:
+                return buf.get()  # waits for the current stream's work
+
+        def clear() -> None:
+            with ctx.device:
+                buf.fill(0)
+
+        fast = dispatch._cuda_fast
+        launches = fast.status_launches if fast is not None else (lambda: 0)
+        st = ctx.fpstatus = _CudaStatus(ctx, buf, read, clear, launches=launches)
+        st.ptr = buf.data.ptr
+    return st
+
+
+def check_all(when: str) -> None:
+    """Check every device whose status may have changed (``errstate``'s entry and exit)."""
+    for st in _ALL:
+        if st.dirty:
+            st.check(when)
+
+
+def report(words: list[int], device: str, when: str) -> None:
+    """Act on the categories set in ``words`` per NumPy's current error modes."""
+    modes = np.geterr()
+    for word, cat in enumerate(kfp.WORDS):
+        ident = words[word]
+        if not ident:
+            continue
+        mode = modes[cat]
+        if mode == "ignore":
+            continue
+        op = kfp.op_name(ident) or "an elementwise op"
+        text = f"{_TEXT[cat]} encountered in {op}"
+        msg = f"ruda.{op}: {text} on {device} (reported at {when})"
+        if mode == "warn":
+            warnings.warn(msg, RuntimeWarning, stacklevel=4)
+        elif mode == "raise":
+            raise FloatingPointError(msg)
+        elif mode == "call":
+            func = np.geterrcall()
+            if func is None:
+                raise ValueError(f"ruda.{op}: errstate '{cat}' is 'call' but no function is set "
+                                 "(seterrcall)")  # fmt: skip
+            func(_TEXT[cat], _FLAG[cat])
+        elif mode == "print":
+            print(f"Warning: {msg}", file=sys.stderr)
+        elif mode == "log":
+            log = np.geterrcall()
+            if log is None or not hasattr(log, "write"):
+                raise ValueError(f"ruda.{op}: errstate '{cat}' is 'log' but the seterrcall "
+                                 "object has no write method")  # fmt: skip
+            log.write(f"Warning: {msg}\n")
+
+
+__all__ = ["Status", "check_all", "cuda_status", "report", "wgpu_status"]
