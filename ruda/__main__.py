@@ -30,8 +30,9 @@ def devices() -> list[ruda.Device]:
     for kind in ("cuda", "wgpu"):
         reason = probe(kind)
         if reason is None:
-            found.append(ruda.Device(kind))
-            print(f"  {kind:<6} ready")
+            dev = ruda.Device(kind)
+            found.append(dev)
+            print(f"  {kind:<6} ready: {dev} is {dev.backend.ctx.description}")
         else:
             print(f"  {kind:<6} not available: {reason}")
     return found

@@ -92,3 +92,16 @@ def test_tune_progress_in_a_log_prints_a_line_a_second(monkeypatch):
     assert lines[0] == "  tuning reduce.rows sum f32,f32 32x4096 (50 candidates)..."
     assert len(lines) == 1 + 7  # one a second
     assert lines[1] == "    4/50 candidates, 1.0s" and lines[-1] == "    28/50 candidates, 7.0s"
+
+
+def test_devices_shows_every_kind_ready_or_why_not():
+    r = _ruda("devices")
+    assert r.returncode == 0, r.stderr
+    lines = {ln.split()[0]: ln for ln in r.stdout.splitlines() if ln.startswith("  ")}
+    assert lines["cpu"].startswith("  cpu    ready")
+    for kind in ("cuda", "wgpu"):
+        reason = probe(kind)
+        if reason is None:  # no switch needed: a kind whose runtime is here is ready
+            assert lines[kind].startswith(f"  {kind:<6} ready: {kind}:0 is "), lines[kind]
+        else:
+            assert lines[kind] == f"  {kind:<6} not available: {reason}"
