@@ -22,6 +22,7 @@ first such category), call (``seterrcall``'s function with the category's text a
 
 from __future__ import annotations
 
+import os
 import sys
 import warnings
 from typing import Any
@@ -34,6 +35,18 @@ _TEXT = {"divide": "divide by zero", "over": "overflow", "under": "underflow",
          "invalid": "invalid value"}  # fmt: skip
 _FLAG = {"divide": 1, "over": 2, "under": 4, "invalid": 8}  # NumPy's bits for 'call'
 _ALL: list[Status] = []  # every device's status, for errstate's checks
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first frame outside ruda: a warning names the user's line (the
+    read or the block's end), as NumPy's name the op's."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 class Status:
@@ -149,7 +162,7 @@ def report(words: list[int], device: str, when: str) -> None:
         text = f"{_TEXT[cat]} encountered in {op}"
         msg = f"ruda.{op}: {text} on {device} (reported at {when})"
         if mode == "warn":
-            warnings.warn(msg, RuntimeWarning, stacklevel=4)
+            warnings.warn(msg, RuntimeWarning, stacklevel=_caller_level())
         elif mode == "raise":
             raise FloatingPointError(msg)
         elif mode == "call":
