@@ -2,8 +2,8 @@
 # A short GPU pass (2-3 minutes of commands) for a session with little device time left:
 #   source .gpu-kit/setup.sh && bash scripts/build_ext.sh && bash scripts/gpu_short.sh OUTDIR
 # Steps: the scikit-learn interop benchmark (issue 6), the cuda matmul tuning sweep over the LLM
-# shapes (issue 5), the setitem tests on cuda, the cooperative-matrix probe
-# (benchmarks/wgpu_coop_probe.py, after a list of the Vulkan adapters' features), and a cProfile
+# shapes (issue 5), the setitem tests on cuda, a list of the Vulkan adapters and their features,
+# and a cProfile
 # of the interop calls with CuPy and ruda-cuda under CUDA_LAUNCH_BLOCKING=1 (device time charged
 # to the launching function). With two GPUs (nvidia-h200-x2) they run in two chains at once;
 # with one, one after another in that order (a killed run keeps what the first steps wrote).
@@ -11,7 +11,7 @@ set -uo pipefail
 out=${1:-.}
 gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
 g1=$((gpus > 1 ? 1 : 0))
-w=${WGPU_DEV:-wgpu:$g1}  # Vulkan lists the GPUs in CUDA's order (coop_probe.txt shows them)
+w=${WGPU_DEV:-wgpu:$g1}  # Vulkan lists the GPUs in CUDA's order (adapters.txt shows them)
 
 interop() {
   CUDA_VISIBLE_DEVICES=$g1 RUDA_TEST_DEVICES="cuda,$w" timeout 80 python3 \
@@ -33,14 +33,13 @@ setitem_tests() {  # the plain-copy path of setitem runs only on cuda
     -k "setitem or assign or copies" >"$out/cuda_setitem.log" 2>&1
   echo "cuda setitem tests: $(tail -1 "$out/cuda_setitem.log")"
 }
-probe() {
-  python3 - >"$out/coop_probe.txt" 2>&1 <<'PY'
+adapters() {
+  timeout 20 python3 - >"$out/adapters.txt" 2>&1 <<'PY'
 import wgpu
 for a in wgpu.gpu.enumerate_adapters_sync():
     print(a.info.get("device"), "|", a.info.get("backend_type"), "|", sorted(a.features))
 PY
-  timeout 20 python3 benchmarks/wgpu_coop_probe.py >>"$out/coop_probe.txt" 2>&1
-  echo "probe:"; tail -4 "$out/coop_probe.txt"
+  echo "adapters:"; cat "$out/adapters.txt"
 }
 profile() {
   CUDA_VISIBLE_DEVICES=$g1 RUDA_TEST_DEVICES=cuda CUDA_LAUNCH_BLOCKING=1 timeout 25 python3 \
@@ -49,8 +48,8 @@ profile() {
 }
 if [ "$gpus" -gt 1 ]; then
   (setitem_tests; sweep) &
-  (interop; profile; probe) &
+  (interop; profile; adapters) &
   wait
 else
-  interop; SWEEP_SECONDS=${SWEEP_SECONDS:-60} sweep; setitem_tests; probe; profile
+  interop; SWEEP_SECONDS=${SWEEP_SECONDS:-60} sweep; setitem_tests; adapters; profile
 fi

@@ -1,13 +1,11 @@
 #!/usr/bin/env bash
-# What the tests need beyond the Python packages of the `test` extra:
-#   - lavapipe (Mesa's software Vulkan driver) and the Vulkan loader, so the WebGPU backend and
-#     the WGSL kernels run on a machine without a GPU (Debian: mesa-vulkan-drivers, libvulkan1);
-#   - the Vulkan headers, which the pipeline-statistics layer of benchmarks/vkstats builds
-#     against (its test builds it and runs wgpu through it; Debian: libvulkan-dev).
+# What the tests need beyond the Python packages of the `test` extra: lavapipe (Mesa's software
+# Vulkan driver) and the Vulkan loader, so the WebGPU backend and the WGSL kernels run on a
+# machine without a GPU (Debian: mesa-vulkan-drivers, libvulkan1).
 # Installed only when missing; needs root (as CI and the development machines run).
 set -euo pipefail
 missing=()
-for pkg in mesa-vulkan-drivers libvulkan1 libvulkan-dev; do
+for pkg in mesa-vulkan-drivers libvulkan1; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -191,14 +191,8 @@ def _padded(n: int) -> int:
 # it multiplies (float and complex results: library_blas casts other operands) it is what
 # ruda.matmul launches without a decision; integer and bool products have only the tiled kernel.
 # Only cuBLAS's default algorithm: CuPy exposes no cublasLt (its heuristics' top algorithms),
-# and gemmEx's numbered algorithms (CUBLAS_GEMM_ALGO0..23) are deprecated. ruda's 3xTF32
-# tensor-core kernel competes there too for float32 (never a default: it runs where it won).
+# and gemmEx's numbered algorithms (CUBLAS_GEMM_ALGO0..23) are deprecated.
 CUBLAS_RESULTS = frozenset({"f16", "bf16", "f32", "f64", "c64", "c128"})
-
-
-def _tf32x3_computes(key: Any) -> bool:
-    """Keys ruda's 3xTF32 tensor-core kernel (``ruda._backends.cuda.tf32x3``) computes."""
-    return tuple(key.dtypes) == ("f32", "f32", "f32") and key.layout == "nn"
 
 
 def register_families() -> None:
@@ -208,8 +202,6 @@ def register_families() -> None:
 
     cublas = tune.Vendor("cublas", "cuda", lambda k: k.dtypes[-1] in CUBLAS_RESULTS)
     tune.add_vendor("matmul", cublas, "tiled")
-    tune.add_vendor("matmul", tune.Vendor("tf32x3", "cuda", _tf32x3_computes, default=False),
-                    "tiled")  # fmt: skip
     for layout in ("full", "rows", "cols"):
         _reduce_family(layout)
     _scan_family()

@@ -38,15 +38,14 @@ def family(cache_dir):
     return tune.FAMILIES["matmul"]
 
 
-def test_cuda_candidates_are_cublas_tf32x3_and_the_tiled_variants(family):
+def test_cuda_candidates_are_cublas_and_the_tiled_variants(family):
     cands = family.candidates(_key("f32"), CUDA)
-    assert cands[:2] == [{tune.ALGORITHM: "cublas"}, {tune.ALGORITHM: "tf32x3"}]
-    # the tensor-core kernel reads row-major float32 operands only; never a default
+    assert cands[0] == {tune.ALGORITHM: "cublas"}
     assert family.candidates(_key("f32", "tn"), CUDA)[1][tune.ALGORITHM] == "tiled"
     assert family.candidates(_key("f64"), CUDA)[1][tune.ALGORITHM] == "tiled"
-    assert family.accepts({tune.ALGORITHM: "tf32x3"}, _key("f32"), CUDA)
-    assert not family.accepts({tune.ALGORITHM: "tf32x3"}, _key("f32", "nt"), CUDA)
-    tiled = cands[2:]
+    # a stored decision naming an algorithm the family no longer declares is refused
+    assert not family.accepts({tune.ALGORITHM: "retired"}, _key("f32"), CUDA)
+    tiled = cands[1:]
     assert all(p[tune.ALGORITHM] == "tiled" for p in tiled)
     assert [_tiled(p) for p in tiled] == km.variants(ir.F32, 1024, 49152, SHAPE[1])
     assert all(family.accepts(p, _key("f32"), CUDA) for p in cands[:50])
@@ -226,8 +225,7 @@ def test_the_cublas_candidate_reads_the_familys_inputs(family, monkeypatch, layo
 
 def test_cuda_matmul_launches_what_the_selection_says(cache_dir, monkeypatch):
     """``library_blas.matmul``'s wiring, no GPU: the tuner's answer (faked) picks cuBLAS
-    (``gemm``), the shared tiled path (``Products.gemm``) or the 3xTF32 kernel
-    (``gemm_tf32x3``), asked once per launch key."""
+    (``gemm``) or the shared tiled path (``Products.gemm``), asked once per launch key."""
     pytest.importorskip("cupy", reason="CuPy is not installed")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -251,16 +249,14 @@ def test_cuda_matmul_launches_what_the_selection_says(cache_dir, monkeypatch):
     monkeypatch.setattr(blas, "gemm", lambda a, b, r, y: ran.append("cublas"))
     monkeypatch.setattr(blas, "Products", types.SimpleNamespace(
         gemm=lambda self, a, b, r, y: ran.append("tiled")))  # fmt: skip
-    monkeypatch.setattr(blas, "gemm_tf32x3", lambda a, b, y: ran.append("tf32x3"))
     monkeypatch.setattr(blas._ops.OPS, "tuner", tuner)
     f32 = np.dtype(np.float32)
     a = CudaArray.contiguous(ctx, object(), (40, 30), f32)
     b = CudaArray.contiguous(ctx, object(), (50, 30), f32).mT  # a transposed view
-    for answer, want in (("cublas", "cublas"), (None, "cublas"), ("tiled", "tiled"),
-                         ("tf32x3", "tf32x3")):  # fmt: skip
+    for answer, want in (("cublas", "cublas"), (None, "cublas"), ("tiled", "tiled")):
         tune.forget()  # empties the launch memo, as a new decision would
         tuner.answer = answer
         y = blas.matmul(a, b)
         blas.matmul(a, b)  # the same launch key: not asked again
         assert ran[-2:] == [want, want] and y.shape == (40, 50) and y.dtype == f32
-    assert tuner.asked == [_key("f32", "nt", (1, 40, 50, 30))] * 4
+    assert tuner.asked == [_key("f32", "nt", (1, 40, 50, 30))] * 3

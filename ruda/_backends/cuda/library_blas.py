@@ -36,7 +36,6 @@ from ..gpu import tuning
 from ..gpu.matmul import Products, _matrix_strides
 from ..gpu.strided import span
 from . import ops as _ops
-from . import tf32x3
 from .array import CudaArray
 
 # cudaDataType and cublasComputeType_t values (library_types.h, cublas_api.h).
@@ -278,7 +277,7 @@ def gemm(a: CudaArray, b: CudaArray, r: np.dtype, y: CudaArray) -> None:
             )  # fmt: skip
 
 
-# -- cuBLAS, the tiled kernel or 3xTF32: the tuner's ``matmul`` family --------------------------
+# -- cuBLAS or the tiled kernel: the tuner's ``matmul`` family --------------------------
 _ALGORITHM = tune.hot_memo()  # launch key -> the algorithm of the decision for it
 
 
@@ -294,8 +293,7 @@ def matmul_key(a: Any, b: Any, r: np.dtype, batch: tuple[int, ...]) -> tune.Key:
 def _algorithm(ctx: Any, a: CudaArray, b: CudaArray, r: np.dtype,
                batch: tuple[int, ...]) -> str | None:  # fmt: skip
     """The algorithm of the stored (or, RUDA_TUNE=on, tuned) decision for this product:
-    "tiled" (ruda's kernel), "tf32x3" (ruda's tensor-core kernel, where its grid fits) or
-    "cublas", the heuristic for the dtypes cuBLAS multiplies."""
+    "tiled" (ruda's kernel) or "cublas", the heuristic for the dtypes cuBLAS multiplies."""
     hk = (a.dtype, b.dtype, r, a.shape[-2:], b.shape[-1], a._strides[-2:], b._strides[-2:],
           batch, ctx)  # fmt: skip
     hit = _ALGORITHM.get(hk, False)
@@ -304,9 +302,6 @@ def _algorithm(ctx: Any, a: CudaArray, b: CudaArray, r: np.dtype,
             _ALGORITHM.clear()
         key = matmul_key(a, b, r, batch)
         hit = _ops.OPS.tuner.algorithm("matmul", key, ctx)
-        if hit == tf32x3.NAME and not tf32x3.runs(ctx, a.shape[-2], b.shape[-1], a.shape[-1],
-                                                  batch):  # fmt: skip
-            hit = "cublas"
         _ALGORITHM[hk] = hit
     return hit
 
@@ -328,33 +323,6 @@ def _tuning_candidate(ctx: Any, key: tune.Key, arrays: dict[str, CudaArray]) -> 
 
 
 tuning.register_vendor("cuda", "cublas", _tuning_candidate)
-
-
-def gemm_tf32x3(a: CudaArray, b: CudaArray, y: CudaArray) -> None:
-    """``y = a @ b`` (float32 stacks, ``y`` new and C-ordered) through ``tf32x3``: operands in
-    place where their rows are contiguous, else copied."""
-    M, K = a.shape[-2:]
-    N = b.shape[-1]
-    batch = y.shape[:-2]
-    ops = []
-    for x in (a, b):
-        X, op, ld, bs = _operand(x, batch, y.dtype)
-        if op != _OP_N:  # columns contiguous: a row-major copy
-            X, op, ld, bs = _operand(contiguous(x), batch, y.dtype)
-        ops.append((X, ld, bs))
-    (A, lda, sa), (B, ldb, sb) = ops
-    tf32x3.launch(y.ctx, A, lda, sa, B, ldb, sb, y, M, N, K, math.prod(batch))
-
-
-def _tf32x3_candidate(ctx: Any, key: tune.Key, arrays: dict[str, CudaArray]) -> Any:
-    """The 3xTF32 kernel as a candidate of the tuner's ``matmul`` family (as ``_tuning_candidate``
-    for cuBLAS)."""
-    count, M, N, _ = key.shape
-    y = arrays["out"].reshape((count, M, N))
-    return lambda: gemm_tf32x3(arrays["a"], arrays["b"], y)
-
-
-tuning.register_vendor("cuda", tf32x3.NAME, _tf32x3_candidate)
 
 
 def matmul(a: CudaArray, b: CudaArray, out: CudaArray | None = None) -> CudaArray:
@@ -386,8 +354,6 @@ def matmul(a: CudaArray, b: CudaArray, out: CudaArray | None = None) -> CudaArra
         from .library_products import PRODUCTS
 
         Products.gemm(PRODUCTS, a, b, r, y)  # the shared tiled path, not CudaProducts' cuBLAS
-    elif algo == tf32x3.NAME:
-        gemm_tf32x3(a, b, y)
     else:
         gemm(a, b, r, y)
     shape = (*batch, *(() if a1 else (M,)), *(() if b1 else (N,)))
