@@ -66,14 +66,6 @@ def no_transfers(ctx, monkeypatch):
     return arm
 
 
-def needs_sort(gdev) -> None:
-    """Permutations sort random keys: skip where the backend has no argsort yet."""
-    try:
-        ruda._devices.resolve(gdev)._ops["argsort"]
-    except NotImplementedError as e:
-        pytest.skip(str(e))
-
-
 # -- the kernel ------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "key,counter,n",
@@ -304,7 +296,6 @@ def test_choice_with_replacement(seed, gdev, rng) -> None:
 
 @pytest.mark.parametrize("seed", SEEDS[:3])
 def test_choice_without_replacement(seed, gdev, rng) -> None:
-    needs_sort(gdev)
     p = rng.random(20)
     p /= p.sum()
     pool = rng.standard_normal((20, 3))
@@ -320,7 +311,6 @@ def test_choice_without_replacement(seed, gdev, rng) -> None:
 
 @pytest.mark.parametrize("seed", SEEDS[:3])
 def test_permutation_and_shuffle(seed, gdev, rng) -> None:
-    needs_sort(gdev)
     for n in (1, 5, 1000):
         c, g = both(seed, lambda r, d, n=n: r.permutation(n, device=d), gdev)
         assert g.device == gdev
@@ -333,16 +323,6 @@ def test_permutation_and_shuffle(seed, gdev, rng) -> None:
     ruda.random.default_rng(seed).shuffle(xc)
     ruda.random.default_rng(seed).shuffle(xg)
     assert_same(xg, xc)
-
-
-def test_permutation_without_sort_says_so(gdev) -> None:
-    try:
-        ruda._devices.resolve(gdev)._ops["argsort"]
-    except NotImplementedError:
-        with pytest.raises(NotImplementedError, match="ruda.argsort"):
-            ruda.random.default_rng(0).permutation(10, device=gdev)
-    else:
-        pytest.skip("the backend has argsort: test_permutation_and_shuffle covers it")
 
 
 # -- on the device -------------------------------------------------------------------------------

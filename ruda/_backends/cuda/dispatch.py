@@ -106,28 +106,18 @@ def prepare(ctx: Any, program: Any, result: np.dtype, arity: int,
     per = program.block * program.items_per_thread
     isz = result.itemsize
     new = CudaArray
+
+    def flat(*xs: CudaArray) -> CudaArray:  # the general path: launch_flat packs everything
+        n = xs[0].size
+        y = new(ctx, ctx.allocator.alloc(n * isz), 0, xs[0].shape, xs[0]._strides, result)
+        y._contig = True
+        launcher.launch_flat(program, [*(x.ptr for x in xs), y.ptr], n)
+        return y
+
     if ctx.multi:  # the current device is switched around each launch: take the general path
-
-        def general(*xs: CudaArray) -> CudaArray:
-            n = xs[0].size
-            y = new(ctx, ctx.allocator.alloc(n * isz), 0, xs[0].shape, xs[0]._strides, result)
-            y._contig = True
-            launcher.launch_flat(program, [*(x.ptr for x in xs), y.ptr], n)
-            return y
-
-        return general
-
-    if fps is not None:  # the Python path below packs no status pointer: launch_flat does
-
-        def flat(*xs: CudaArray) -> CudaArray:
-            n = xs[0].size
-            y = new(ctx, ctx.allocator.alloc(n * isz), 0, xs[0].shape, xs[0]._strides, result)
-            y._contig = True
-            launcher.launch_flat(program, [*(x.ptr for x in xs), y.ptr], n)
-            return y
-
-        if _cuda_fast is None:
-            return flat
+        return flat
+    if fps is not None and _cuda_fast is None:  # the Python path below packs no status pointer
+        return flat
 
     if _cuda_fast is not None:
         drv = drv if drv is not None else driver()
@@ -146,7 +136,7 @@ def prepare(ctx: Any, program: Any, result: np.dtype, arity: int,
             mem = alloc((n * isz + 7) & ~7)
             y = blank(new)
             y.ctx, y.mem, y.offset, y.shape, y._strides = ctx, mem, 0, a.shape, a._strides
-            y.dtype, y.size, y._contig = result, n, True
+            y.dtype, y.size, y._contig, y.readonly = result, n, True, False
             pack(args.vals, 0, a.mem.ptr + a.offset, mem.ptr, n)
             drv_launch(fptr, -(-n // per), 1, 1, block, 1, 1, 0, stream().ptr, args.kparams, 0)
             return y
@@ -159,7 +149,7 @@ def prepare(ctx: Any, program: Any, result: np.dtype, arity: int,
         # a's strides suit a fresh dense array of its shape (length-1 dimensions aside)
         y = blank(new)
         y.ctx, y.mem, y.offset, y.shape, y._strides = ctx, mem, 0, a.shape, a._strides
-        y.dtype, y.size, y._contig = result, n, True
+        y.dtype, y.size, y._contig, y.readonly = result, n, True, False
         pack(args.vals, 0, a.mem.ptr + a.offset, b.mem.ptr + b.offset, mem.ptr, n)
         drv_launch(fptr, -(-n // per), 1, 1, block, 1, 1, 0, stream().ptr, args.kparams, 0)
         return y
