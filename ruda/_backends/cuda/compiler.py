@@ -26,7 +26,7 @@ from ..._kernels import cuda as cuda_renderer
 from ..._kernels import ir
 from ..._kernels.fpstatus import has_status
 from ..._version import __version__
-from ..gpu.fpstatus import cuda_status
+from .fpstatus import cuda_status
 
 # --fmad=false: no contraction of a*b+c into fma, so results round as NumPy's do.
 OPTIONS = ("-default-device", "--std=c++17", "--fmad=false")

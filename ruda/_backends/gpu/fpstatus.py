@@ -74,73 +74,6 @@ class Status:
             report(words, self.ctx.name, when)
 
 
-def wgpu_status(ctx: Any) -> Status:
-    """``ctx``'s status (made on first use): a zeroed 16-byte storage buffer."""
-    st = getattr(ctx, "fpstatus", None)
-    if st is None:
-        import wgpu
-
-        usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
-        buf = ctx.device.create_buffer(size=kfp.NBYTES, usage=usage)  # zeroed by WebGPU
-        zeros = bytes(kfp.NBYTES)
-
-        def read() -> Any:  # (not dirty now: read_ranges adds no words of its own)
-            return np.frombuffer(ctx.allocator.read_ranges([(buf, 0, kfp.NBYTES)]), np.uint32)
-
-        def clear() -> None:  # queue order: after the read's copy, before later submits
-            ctx.queue.write_buffer(buf, 0, zeros)
-
-        st = ctx.fpstatus = Status(ctx, buf, read, clear)
-    return st
-
-
-class _CudaStatus(Status):
-    """A cuda device's status: launches from Python set ``dirty``; the C fast path
-    (``_cuda_fast.Prepared``) counts its launches of status kernels instead."""
-
-    def __init__(self, *args: Any, launches: Any) -> None:
-        self._launches = launches  # _cuda_fast.status_launches, or a function giving 0
-        self._seen = launches()
-        self._dirty = False
-        super().__init__(*args)
-
-    @property
-    def dirty(self) -> bool:  # type: ignore[override]
-        return self._dirty or self._launches() != self._seen
-
-    @dirty.setter
-    def dirty(self, value: bool) -> None:
-        self._dirty = value
-        if not value:
-            self._seen = self._launches()
-
-
-def cuda_status(ctx: Any) -> Status:
-    """``ctx``'s status (made on first use): 4 zeroed uint32 in device memory."""
-    st = getattr(ctx, "fpstatus", None)
-    if st is None:
-        import cupy
-
-        from ..cuda import dispatch
-
-        with ctx.device:
-            buf = cupy.zeros(4, cupy.uint32)
-
-        def read() -> Any:
-            with ctx.device:
-                return buf.get()  # waits for the current stream's work
-
-        def clear() -> None:
-            with ctx.device:
-                buf.fill(0)
-
-        fast = dispatch._cuda_fast
-        launches = fast.status_launches if fast is not None else (lambda: 0)
-        st = ctx.fpstatus = _CudaStatus(ctx, buf, read, clear, launches=launches)
-        st.ptr = buf.data.ptr
-    return st
-
-
 def check_all(when: str) -> None:
     """Check every device whose status may have changed (``errstate``'s entry and exit)."""
     for st in _ALL:
@@ -181,4 +114,4 @@ def report(words: list[int], device: str, when: str) -> None:
             log.write(f"Warning: {msg}\n")
 
 
-__all__ = ["Status", "check_all", "cuda_status", "report", "wgpu_status"]
+__all__ = ["Status", "check_all", "report"]

@@ -15,9 +15,9 @@ import wgpu
 from ..._kernels import ir
 from ..._kernels import wgsl as wgsl_renderer
 from ..._kernels.fpstatus import has_status
-from ..gpu.fpstatus import wgpu_status
 from . import shader
 from .context import FeatureError
+from .fpstatus import wgpu_status
 
 # Kernel feature names (as the IR spells them) -> WebGPU feature names.
 FEATURE_NAMES = {
