@@ -97,6 +97,12 @@ def kind_of(npdt: np.dtype) -> str:
     return "f" if npdt is _BF16 else npdt.kind
 
 
+def float_info(npdt: Any) -> np.finfo:
+    """NumPy's ``finfo`` of a float or complex dtype (of its parts), bfloat16's included."""
+    # NumPy 2.5's finfo refuses user dtypes such as ml_dtypes' bfloat16; ml_dtypes' finfo takes all
+    return ml_dtypes.finfo(np.dtype(npdt))
+
+
 def is_half(npdt: Any) -> bool:
     """Whether a NumPy (or ruda) dtype is a 16-bit float: float16 or bfloat16."""
     return npdt.itemsize == 2 and kind_of(npdt) == "f"

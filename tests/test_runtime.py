@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy
 import pytest
@@ -17,6 +18,22 @@ import ruda
 from ruda._devices import MEMORY_LIMIT_ENV, MemoryInfo, env_memory_limit
 
 MiB = 1 << 20
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _in_fresh_process(device: ruda.Device, body: str) -> None:
+    """``body(device)`` in a new process on a GPU: a pool's figures are exact only where nothing
+    else has used the pool (CuPy serves a new block from a freed chunk that another test's live
+    block keeps held, so neither the pool nor its cap would move)."""
+    if device.kind == "cpu":
+        globals()[body](device)
+        return
+    code = f"import ruda, tests.test_runtime as t; t.{body}(ruda.Device({str(device)!r}))"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                       cwd=ROOT)  # fmt: skip
+    assert r.returncode == 0, r.stdout + r.stderr
 
 
 def _fresh(device: ruda.Device) -> MemoryInfo:
@@ -58,6 +75,10 @@ def test_memory_info_fields_are_sane(device) -> None:
 
 
 def test_pool_grows_with_arrays_and_empty_cache_releases(device) -> None:
+    _in_fresh_process(device, "_pool_grows_and_empty_cache_releases")
+
+
+def _pool_grows_and_empty_cache_releases(device: ruda.Device) -> None:
     before = _fresh(device)
     n = 4 * MiB // 8
     x = ruda.ones(n, device=device)
@@ -78,7 +99,12 @@ def test_pool_grows_with_arrays_and_empty_cache_releases(device) -> None:
 
 
 # -- the pool's cap --------------------------------------------------------------------------------
-def test_memory_limit_raises_memory_error_naming_it_and_lifts(device, rng) -> None:
+def test_memory_limit_raises_memory_error_naming_it_and_lifts(device) -> None:
+    _in_fresh_process(device, "_memory_limit_raises_and_lifts")
+
+
+def _memory_limit_raises_and_lifts(device: ruda.Device) -> None:
+    rng = numpy.random.default_rng()
     if device.kind == "cpu":
         with pytest.raises(ValueError, match="cpu has no ruda memory pool"):
             device.set_memory_limit(1 << 30)

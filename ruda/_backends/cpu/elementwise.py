@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..._dispatch import register
-from ..._dtypes import kind_of
+from ..._dtypes import float_info, kind_of
 
 
 def _finish(r: np.ndarray, fixed: np.ndarray, mask: np.ndarray, out: Any) -> np.ndarray:
@@ -46,7 +46,7 @@ def _subnormal_divisors(b: Any) -> tuple[Any, float] | None:
     b = np.asarray(b)
     if kind_of(b.dtype) != "c":
         return None
-    info = np.finfo(b.dtype)
+    info = float_info(b.dtype)
     small = (np.maximum(np.abs(b.real), np.abs(b.imag)) < info.tiny) & (b != 0)
     return (small, 2.0 ** (info.nmant + 1)) if small.any() else None
 
@@ -92,7 +92,7 @@ def expm1(x: Any, out: Any = None, **kw: Any) -> np.ndarray:
         return np.expm1(x, out=out, **kw)
     bad = ~np.isfinite(xn)
     zero = xn == 0
-    axis = (xn.imag == 0) & (xn.real > np.log(np.finfo(xn.dtype).max)) & ~bad
+    axis = (xn.imag == 0) & (xn.real > np.log(float_info(xn.dtype).max)) & ~bad
     if not (bad.any() or zero.any() or axis.any()):
         return np.expm1(x, out=out, **kw)
     with np.errstate(all="ignore"):
@@ -155,7 +155,7 @@ def sign(x: Any, out: Any = None, **kw: Any) -> np.ndarray:
     xn = np.asarray(x)
     if kind_of(xn.dtype) != "c" or "where" in kw:
         return np.sign(x, out=out, **kw)
-    info = np.finfo(xn.dtype)
+    info = float_info(xn.dtype)
     with np.errstate(all="ignore"):  # before the call: out may be x's own buffer
         tiny = (np.maximum(np.abs(xn.real), np.abs(xn.imag)) < info.tiny) & (xn != 0)
         huge = np.isinf(np.abs(xn)) & np.isfinite(xn)

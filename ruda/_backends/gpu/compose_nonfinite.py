@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from ..._dtypes import kind_of
+from ..._dtypes import float_info, kind_of
 from .compose_numeric import _complex
 from .compose_stats import _arrays
 
@@ -36,7 +34,7 @@ def nan_to_num(x: Any, copy: bool = True, nan: Any = 0.0, posinf: Any = None,
     rd, a = _arrays(x)
     if kind_of(x.dtype) not in "fc":
         return x if not copy else rd.astype(a, a.dtype, copy=True)._data
-    info = np.finfo(x.dtype)  # of the parts, for complex
+    info = float_info(x.dtype)  # of the parts, for complex
     hi = float(info.max) if posinf is None else posinf
     lo = float(info.min) if neginf is None else neginf
     if kind_of(x.dtype) == "c":
@@ -83,7 +81,7 @@ def real_if_close(a: Any, tol: float = 100) -> Any:
         return a
     rd, z = _arrays(a)
     if tol > 1:
-        tol = float(np.finfo(a.dtype).eps) * tol
+        tol = float(float_info(a.dtype).eps) * tol
     # One read-back: the result's dtype depends on the data, as in NumPy.
     if bool(rd.all(rd.abs(rd.imag(z)) < tol).to_device("cpu")):
         return rd.real(z)._data

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._dtypes import kind_of
+from ..._dtypes import float_info, kind_of
 from .compose_stats import _arrays
 
 # Cephes' Chebyshev coefficients for exp(-x) I0(x) on [0, 8] (in x/2 - 2) and for
@@ -55,7 +55,7 @@ def sinc(x: Any) -> Any:
     y = np.pi * a
     k = y._data.dtype
     # NumPy's where(x, x, eps): any nonzero (complex too) is kept
-    y = rd.where(y != 0, y, float(np.finfo(k).eps) if kind_of(k) == "f" else 1e-20)
+    y = rd.where(y != 0, y, float(float_info(k).eps) if kind_of(k) == "f" else 1e-20)
     return (rd.sin(y) / y)._data
 
 

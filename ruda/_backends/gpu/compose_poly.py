@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._dtypes import kind_of
+from ..._dtypes import float_info, kind_of
 
 
 def _ruda() -> Any:
@@ -107,7 +107,7 @@ def polyfit(x: Any, y: Any, deg: int, rcond: Any = None, full: bool = False, w: 
     xa, ya = _inexact(rd, _arr(rd, x)), _inexact(rd, _arr(rd, y))
     _check_fit(xa, ya, deg)
     if rcond is None:
-        rcond = len(xa) * np.finfo(_npdt(xa.dtype)).eps
+        rcond = len(xa) * float_info(_npdt(xa.dtype)).eps
     lhs, rhs = _arr(rd, vander(xa._data, order)), ya
     if w is not None:
         wa = _inexact(rd, _arr(rd, w))
@@ -286,8 +286,8 @@ def roots(p: Any) -> Any:
         if kind_of(a.dtype) == "f":  # NumPy: real roots of real coefficients come back real
             # Note: the GPU eigensolver works in complex arithmetic, so "real" means imaginary
             # parts at rounding level here, where LAPACK decides it structurally.
-            eps = float(np.finfo(a.dtype).eps)
-            big = rd.max(rd.abs(r)) * (64 * n * eps) + np.finfo(a.dtype).tiny
+            eps = float(float_info(a.dtype).eps)
+            big = rd.max(rd.abs(r)) * (64 * n * eps) + float_info(a.dtype).tiny
             if bool(rd.all(rd.abs(rd.imag(r)) <= big).to_device("cpu")):
                 r = rd.real(r)
     else:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._dtypes import is_half, kind_of
+from ..._dtypes import float_info, is_half, kind_of
 from ..._kernels import ir
 from ..._kernels import linalg_compose as kc
 from ..._kernels.reduce import Launch, Plan
@@ -44,7 +44,7 @@ def work_dtype(d: Any, fname: str) -> np.dtype:
 
 def real_dtype(d: Any) -> np.dtype:
     """The real dtype of a working dtype's values' parts (norms, singular values)."""
-    return np.dtype(np.finfo(np.dtype(d)).dtype)
+    return np.dtype(float_info(np.dtype(d)).dtype)
 
 
 class Plans:
@@ -130,7 +130,7 @@ class LinalgBase:
             return self._zeros(ctx, (*lead, n, m), r)
         tol = rcond if rcond is not None else rtol
         if tol is None:
-            tol = max(m, n) * float(np.finfo(r).eps)
+            tol = max(m, n) * float(float_info(r).eps)
         u, s, vh = self.svd(x, False, True, hermitian, "pinv")
         k = s.shape[-1]
         batch = math.prod(lead)
@@ -167,7 +167,7 @@ class LinalgBase:
         if tol is not None:
             return self._rank(s, tol, False, x.shape[:-2])
         if rtol is None:
-            rtol = max(m, n) * float(np.finfo(s.dtype).eps)
+            rtol = max(m, n) * float(float_info(s.dtype).eps)
         return self._rank(s, rtol, True, x.shape[:-2])
 
     def _summary(self, x: Any, what: str, fname: str) -> Any:
@@ -241,7 +241,7 @@ class LinalgBase:
         bm = self._work(b.reshape(m, 1) if vec else b, r, "lstsq")
         af = self._work(a, r, "lstsq")
         if rcond is None:
-            rcond = max(m, n) * float(np.finfo(r).eps)
+            rcond = max(m, n) * float(float_info(r).eps)
         s = self.svdvals(af)
         rank = self._rank(s, rcond, True, ())
         xs = self._gemm(self.pinv(af, rcond), bm)

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ... import _dtypes as dt
-from ..._dtypes import is_half, kind_of
+from ..._dtypes import float_info, is_half, kind_of
 from ..._kernels import ir, tune
 from ..._kernels import matmul as km
 from ..._kernels.matmul_defaults import key_default
@@ -436,7 +436,7 @@ class Products:
         ord = float(ord)
         if ord == 0:  # the number of nonzero elements, as a float
             nz = self._apply("not_equal", x, 0)
-            real = np.finfo(x.dtype).dtype  # complex norms are real
+            real = float_info(x.dtype).dtype  # complex norms are real
             return self.ops.astype(self._sum(nz, axis, real, keepdims), real)
         ax = self._apply("abs", x)
         if ord == _INF:  # NumPy's max starts from 0: an empty vector's norm is 0
