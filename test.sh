@@ -11,7 +11,7 @@ bash scripts/install_test_deps.sh
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp/ruda-xdg}
 .venv/bin/python -m ruff check ruda tests benchmarks conformance
 # The whole suite on every device: cpu, and wgpu on lavapipe (no switch: a backend runs wherever
-# its runtime is found; the cuda tests skip without a GPU, its kernels are still compiled to PTX by
+# its runtime is found; the cuda-only tests are deselected without a GPU, its kernels are still compiled to PTX by
 # tests/kernels), one worker per core (RUDA_TEST_WORKERS=0: in this process).
 .venv/bin/python -m pytest tests -q -p no:cacheprovider \
   -n "${RUDA_TEST_WORKERS:-auto}" "$@"

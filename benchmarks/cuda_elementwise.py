@@ -120,7 +120,7 @@ def breakdown(xs, ops: int, sync) -> dict[str, float]:
     the prepared launch alone, the same launch with a recording driver (the host's share: the
     result's block, object and arguments), and a pool allocation freed at once."""
     from ruda import _cuda_fast
-    from ruda._backends.cuda.dispatch import driver
+    from ruda._backends.cuda.driver import driver
 
     xn = xs._data
     add = xs.device.backend.resolve("add")

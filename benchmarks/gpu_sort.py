@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 
 import ruda  # noqa: E402
 from ruda._kernels import ir  # noqa: E402
-from ruda._kernels import sort as ksort  # noqa: E402
+from ruda._kernels.sort import radix as ksort  # noqa: E402
 
 
 def sorting_of(kind: str):

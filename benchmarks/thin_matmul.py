@@ -28,7 +28,7 @@ from ruda._array import _wrap  # noqa: E402
 from ruda._backends import probe  # noqa: E402
 from ruda._backends.gpu.matmul import Products  # noqa: E402
 from ruda._kernels import ir  # noqa: E402
-from ruda._kernels import matmul_defaults as md  # noqa: E402
+from ruda._kernels.matmul import defaults as md  # noqa: E402
 
 
 def timed(fn: Any, sync: Any, seconds: float) -> float:

@@ -92,7 +92,7 @@ class Backend:
         key gets its own: matmul's space reads the rows (the stream form and its row groups
         only for 16 or fewer; until 2026-12-06 a memo per dtypes and layout served every
         shape, so a sweep's later keys searched its first key's space)."""
-        from ruda._kernels import tune
+        from ruda._kernels.tune import engine as tune
 
         t0 = time.perf_counter()
         pool = tune.FAMILIES[family].candidates(key, self.target)
@@ -101,7 +101,7 @@ class Backend:
     def runner(self) -> Any:
         """A fresh runner of the tuner's kind (its uploads go with it after the case)."""
         from ruda._backends.gpu.tuning import PlanRunner
-        from ruda._kernels import timing
+        from ruda._backends.wgpu import timing
 
         return (timing.WgpuRunner(self.ctx.device) if self.kind == "wgpu"
                 else PlanRunner(self.ops, self.ctx))  # fmt: skip
@@ -135,7 +135,7 @@ def why_rejected(rejected: list[tuple[dict[str, Any], str]]) -> dict[str, int]:
 def run_case(be: Backend, family: str, op: str, shape: tuple[int, ...],
              args: argparse.Namespace) -> dict[str, Any]:  # fmt: skip
     """Tune one key and time its default, its decision (and cuBLAS); the JSON row."""
-    from ruda._kernels import tune
+    from ruda._kernels.tune import engine as tune
 
     fam = tune.FAMILIES[family]
     n_in = 2 if family == "matmul" else 1
@@ -266,7 +266,7 @@ def summarize(rows: list[dict[str, Any]]) -> tuple[list[str], dict[str, Any]]:
 
 def notes(be: Backend) -> list[str]:
     """What the tuner can tune on this backend today, said rather than measured."""
-    from ruda._kernels import tune
+    from ruda._kernels.tune import engine as tune
 
     out = [f"{be.kind}: {be.target.device} ({be.target.driver}); families registered: "
            f"{', '.join(sorted(tune.FAMILIES))}"]  # fmt: skip
@@ -293,7 +293,7 @@ def parse_shapes(text: str) -> list[tuple[int, ...]]:
 def matmul_keys(be: Backend, text: str) -> list[tuple[str, Any, dict[str, Any]]]:
     """(shape text, tuning key, the key's default on ``be``) of each f32 C-ordered product
     ``MxNxK`` in ``text`` (the variant and launch scripts' cases)."""
-    from ruda._kernels import tune
+    from ruda._kernels.tune import engine as tune
 
     out = []
     for M, N, K in parse_shapes(text):
@@ -326,7 +326,7 @@ def main() -> int:
     # never the user's own store by default: a sweep's decisions are for the sweep
     os.environ["RUDA_CACHE_DIR"] = args.store or tempfile.mkdtemp(prefix="ruda-tune-sweep-")
     from ruda._backends import probe
-    from ruda._kernels import tune
+    from ruda._kernels.tune import engine as tune
 
     tune.forget()
     shapes = parse_shapes(args.shapes) if args.shapes else QUICK if args.quick else [

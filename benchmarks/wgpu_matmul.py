@@ -21,8 +21,8 @@ import numpy
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
 import ruda  # noqa: E402
-from ruda._kernels import matmul as km  # noqa: E402
-from ruda._kernels import matmul_defaults as md  # noqa: E402
+from ruda._kernels.matmul import defaults as md  # noqa: E402
+from ruda._kernels.matmul import gemm as km  # noqa: E402
 
 # The heuristic's choice first, then single changes to it (what the tuner would try first).
 VARIANTS = [

@@ -25,13 +25,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 
 import ruda  # noqa: E402
 from ruda._backends.wgpu import launcher as wl  # noqa: E402
-from ruda._kernels.timing import timestamp_period  # noqa: E402
+from ruda._kernels.tune.timing import timestamp_period  # noqa: E402
 
 QUERIES = 4096  # timestamps per query set (two per dispatch)
 
 
 class Profiler:
-    """Wraps ``Launcher.launch_grid``/``flush``: one timed pass per dispatch."""
+    """Wraps ``Launcher.launch``/``flush``: one timed pass per dispatch."""
 
     def __init__(self) -> None:
         self.names: list[str] = []  # kernel of each timed dispatch, in order
@@ -43,9 +43,9 @@ class Profiler:
         self.on = False
 
     def install(self) -> None:
-        orig_launch, orig_flush, prof = wl.Launcher.launch_grid, wl.Launcher.flush, self
+        orig_launch, orig_flush, prof = wl.Launcher.launch, wl.Launcher.flush, self
 
-        def launch_grid(self, program, bindings, params, grid):  # noqa: ANN001
+        def launch(self, program, bindings, params, grid):  # noqa: ANN001
             if not prof.on:
                 return orig_launch(self, program, bindings, params, grid)
             if self.cpass is not None:  # a fresh pass per dispatch carries its timestamps
@@ -69,7 +69,7 @@ class Profiler:
                 prof.resolve(self)
             return orig_flush(self)
 
-        wl.Launcher.launch_grid, wl.Launcher.flush = launch_grid, flush
+        wl.Launcher.launch, wl.Launcher.flush = launch, flush
 
     def slot(self, device, launcher) -> tuple[object, int]:  # noqa: ANN001
         if not self.sets or self.used + 2 > QUERIES:

@@ -11,16 +11,23 @@ function dispatches through one table keyed by (op, device kind).
 
 from __future__ import annotations
 
+import sys as _sys
+
 from . import (
     _creation,
+    _creation_numpy,
     _data_type,
     _elementwise,
+    _histograms,
     _indexing,
     _interop,
     _io,
     _linear_algebra,
     _manipulation,
+    _manipulation_numpy,
+    _nanfunctions,
     _numpy_compat,
+    _order_statistics,
     _searching,
     _set,
     _sorting,
@@ -66,13 +73,18 @@ ndarray = Array
 _CHAPTERS = (
     _elementwise,
     _creation,
+    _creation_numpy,
     _data_type,
     _manipulation,
+    _manipulation_numpy,
     _indexing,
     _searching,
     _set,
     _sorting,
     _statistical,
+    _histograms,
+    _nanfunctions,
+    _order_statistics,
     _utility,
     _linear_algebra,
     _numpy_compat,
@@ -85,6 +97,7 @@ for _mod in _CHAPTERS:
 
 from . import (  # noqa: E402  (extensions import the namespace)
     _array_methods,  # noqa: E402,F401  (NumPy's ndarray methods, over the namespace)
+    _compose,  # compositions over Arrays: registered for kinds without a native op
     cuda,  # streams and events (ruda.cuda), imported without CuPy
     fft,
     linalg,
@@ -92,6 +105,8 @@ from . import (  # noqa: E402  (extensions import the namespace)
     wgpu,  # synchronize and timing events (ruda.wgpu), imported without wgpu-py
 )
 from ._devices import MemoryInfo  # noqa: E402,F401  (Device.memory_info's result type)
+
+_array_methods.install(_sys.modules[__name__])  # Array's methods over this namespace
 
 __all__ = sorted(
     {n for m in _CHAPTERS for n in m.__all__}
@@ -103,4 +118,4 @@ __all__ = sorted(
         "__version__", "fft", "linalg", "random",
     }
 )  # fmt: skip
-del _mod, _name, _dt
+del _mod, _name, _dt, _sys

@@ -16,7 +16,9 @@ import time
 import numpy
 
 import ruda
-from ruda._backends import probe
+from ruda._backends import KINDS, probe
+
+GPU_KINDS = tuple(k for k in KINDS if k != "cpu")  # every registered kind but NumPy's
 
 
 def devices() -> list[ruda.Device]:
@@ -27,7 +29,7 @@ def devices() -> list[ruda.Device]:
 
     hot = "C hot paths" if SPEEDUPS else "pure Python: run scripts/build_ext.sh for the C hot paths"
     print(f"  cpu    ready (NumPy backend, {hot})")
-    for kind in ("cuda", "wgpu"):
+    for kind in GPU_KINDS:
         reason = probe(kind)
         if reason is None:
             dev = ruda.Device(kind)
@@ -180,7 +182,7 @@ def _nothing_to_tune(device: str | None) -> str | None:
     """Why a tuning run could tune nothing here (no GPU kind runs; a cpu device), else None."""
     if device is not None and ruda.Device(device).kind == "cpu":
         return "the cpu has nothing to tune: its ops are NumPy's own code, not ruda's kernels"
-    reasons = {k: probe(k) for k in ("cuda", "wgpu")}
+    reasons = {k: probe(k) for k in GPU_KINDS}
     if device is not None:
         kind = ruda.Device(device).kind
         reasons = {kind: reasons[kind]}
@@ -196,7 +198,7 @@ def tune_main(argv: list[str]) -> int:
     import runpy
 
     args = _tune_parser().parse_args(argv)
-    from ruda._kernels import tune
+    from ruda._kernels.tune import engine as tune
 
     if args.report or args.script is None:
         print(tune.report())

@@ -12,9 +12,11 @@ from typing import Any
 import numpy as np
 
 from . import _dtypes as dt
+from . import _interop
+from ._backends import DL_TYPE, STREAM_KINDS
 from ._devices import CPU, Device, resolve
 from ._dtypes import kind_of
-from ._errors import annotate
+from ._errors import annotate, refuse_object
 from ._ops import ELEMENTWISE
 
 try:  # the C hot paths (ruda/_speedups.c); built by pip install or scripts/build_ext.sh
@@ -88,16 +90,6 @@ class Array:
         return _wrap(self._data.T, self._device)
 
     # -- devices and interchange ------------------------------------------------------
-    def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
-        if api_version is not None and api_version not in SUPPORTED_VERSIONS:
-            raise ValueError(
-                f"ruda.Array.__array_namespace__: api_version {api_version!r} is not supported; "
-                f"supported versions are {', '.join(SUPPORTED_VERSIONS)}"
-            )
-        import ruda
-
-        return ruda
-
     def to_device(self, device: Any, /, *, stream: Any = None) -> Array:
         """This array on ``device`` (itself when it is there already).
 
@@ -110,7 +102,7 @@ class Array:
         dev = resolve(device)
         if stream is not None:
             src = self._device
-            if "cuda" not in (src.kind, dev.kind):
+            if src.kind not in STREAM_KINDS and dev.kind not in STREAM_KINDS:
                 raise ValueError(
                     f"ruda.Array.to_device: stream must be None for a copy from {src} to {dev} "
                     f"(cpu and wgpu devices have no streams), got {stream!r}"
@@ -122,8 +114,6 @@ class Array:
         if dev is self._device:
             return self
         if self._data.dtype.hasobject:
-            from ._validation import refuse_object
-
             refuse_object(self._data.dtype, "Array.to_device", dev)
         host = self._device.backend.allocator.to_host(self._data)
         return _wrap(dev.backend.allocator.from_host(host), dev)
@@ -141,7 +131,7 @@ class Array:
         # too), which the export makes wait for the work queued on the current stream; devices
         # without streams (cpu, wgpu) take None only.
         if stream is not None:
-            if self._device.kind != "cuda":
+            if self._device.kind not in STREAM_KINDS:
                 raise ValueError(
                     f"ruda.Array.__dlpack__: stream must be None for an array on "
                     f"{self._device} (it has no streams), got {stream!r}"
@@ -159,9 +149,7 @@ class Array:
                 kw["copy"] = copy
             return self._data.__dlpack__(**kw)
         if dl_device is not None and int(dl_device[0]) == 1:  # kDLCPU: the consumer asks
-            from ._interop import dlpack_to_host
-
-            return dlpack_to_host(self, max_version=max_version, copy=copy)
+            return _interop.dlpack_to_host(self, max_version=max_version, copy=copy)
         backend = self._device.backend
         if not hasattr(backend, "dlpack"):  # the standard's error for "cannot export"
             raise BufferError(
@@ -179,8 +167,8 @@ class Array:
         backend = self._device.backend
         if hasattr(backend, "dlpack_device"):
             return backend.dlpack_device(self._data)
-        # dlpack.h's DLDeviceType: kDLCUDA = 2, kDLWebGPU = 15
-        return ({"cuda": 2, "wgpu": 15}[self._device.kind], self._device.index)
+        # dlpack.h's DLDeviceType of the kind, from the backend registry
+        return (DL_TYPE[self._device.kind], self._device.index)
 
     # -- conversion to Python scalars (the host waits here) -----------------------------
     def _host(self) -> np.ndarray:
@@ -220,8 +208,6 @@ class Array:
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         # NumPy 2's protocol: copy=True always copies, copy=False never does (ValueError).
         if self._device is not CPU:
-            from . import _interop
-
             if not _interop.get_implicit_transfer():
                 raise _interop.transfer_error("Array.__array__", self._device)
             if copy is False:
@@ -242,43 +228,6 @@ class Array:
                 )
             return np.asarray(self._data, dtype=npdt)
         return self._data
-
-    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        # NumPy's ufuncs on ruda arrays give ruda arrays (np.add(x, 1), np.float64(2) * x).
-        out = kwargs.get("out")
-        dev = _common_device(ufunc.__name__, inputs + tuple(out or ()))
-        if dev is not CPU:
-            from ._interop import numpy_on_device
-
-            return numpy_on_device(ufunc.__name__, ufunc, method, inputs, kwargs, dev)
-        inputs = tuple(_unwrap(x) for x in inputs)
-        if out:
-            kwargs["out"] = tuple(_unwrap(x) for x in out)
-        if "where" in kwargs:
-            kwargs["where"] = _unwrap(kwargs["where"])
-        r = _wrap_tree(getattr(ufunc, method)(*inputs, **kwargs), dev)
-        if out:  # NumPy returns the out= arrays themselves
-            if len(out) == 1 and isinstance(out[0], Array):
-                return out[0]
-            if isinstance(r, tuple):
-                return tuple(o if isinstance(o, Array) else v for o, v in zip(out, r, strict=True))
-        return r
-
-    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
-        # NumPy functions called on ruda arrays give ruda arrays on the same device.
-        for t in types:  # the protocol: defer to types we do not know
-            if not (issubclass(t, Array) or issubclass(t, _ndarray)):
-                return NotImplemented
-        flat = _flat(args) + _flat(tuple(kwargs.values()))
-        dev = _common_device(func.__name__, flat)
-        if dev is CPU and self._device is not CPU and not any(a is self for a in flat):
-            dev = self._device  # NEP 35: numpy.ones(3, like=x) makes it where x lives
-            kwargs = {**kwargs, "device": dev}
-        if dev is not CPU:
-            from ._interop import numpy_on_device
-
-            return numpy_on_device(func.__name__, func, None, args, kwargs, dev)
-        return _wrap_tree(func(*_unwrap_tree(args), **_unwrap_tree(kwargs)), dev)
 
     # -- indexing ---------------------------------------------------------------------
     def __getitem__(self, key: Any, /) -> Array:
@@ -544,13 +493,10 @@ def _make_unary(name: str) -> Any:
 
 # Dunders from the op table: one loop, no hand-written copies.
 for _op in ELEMENTWISE:
-    if not _op.dunder:
+    if not _op.dunder or _op.dunder == "divmod":  # divmod has two results: below
         continue
     if _op.arity == 1:
         setattr(Array, f"__{_op.dunder}__", _make_unary(_op.name))
-    elif _op.dunder == "divmod":
-        _f, _r, _ = _make_binary(_op.name)
-        Array.__divmod__, Array.__rdivmod__ = _f, _r  # type: ignore[method-assign]
     else:
         _f, _r, _i = _make_binary(_op.name)
         setattr(Array, f"__{_op.dunder}__", _f)

@@ -1,4 +1,7 @@
-"""NumPy's ndarray methods and attributes, attached to Array over the namespace functions.
+"""What Array does over the namespace functions, attached to Array once the namespace exists:
+NumPy's ndarray methods and attributes, the standard's ``__array_namespace__``, and NumPy's
+protocols (``__array_ufunc__``, ``__array_function__``), which run ruda's function of the same
+name on the arrays' device.
 
 Each method is a namespace function with ``self`` first, so every backend serves them;
 the few that are about the host (``tolist``, ``item``, ``tofile``) copy explicitly.
@@ -12,10 +15,168 @@ from typing import Any
 
 import numpy as np
 
-import ruda
-
-from ._array import SPEEDUPS, Array, _wrap, callx
+from ._array import (
+    SPEEDUPS,
+    SUPPORTED_VERSIONS,
+    Array,
+    _common_device,
+    _flat,
+    _ndarray,
+    _unwrap,
+    _unwrap_tree,
+    _wrap,
+    _wrap_tree,
+    callx,
+)
 from ._devices import CPU
+from ._interop import HOW, get_implicit_transfer, transfer_error
+
+# -- over the namespace: ruda/__init__.py hands the finished package over (install) -------------
+ruda: Any = None
+
+
+def install(namespace: Any) -> None:
+    """Bind these methods to the finished namespace (called last by ``ruda/__init__.py``)."""
+    global ruda
+    ruda = namespace
+
+
+# -- the standard's namespace and NumPy's protocols -------------------------------------------
+def _array_namespace(self, /, *, api_version: str | None = None) -> Any:
+    if api_version is not None and api_version not in SUPPORTED_VERSIONS:
+        raise ValueError(
+            f"ruda.Array.__array_namespace__: api_version {api_version!r} is not supported; "
+            f"supported versions are {', '.join(SUPPORTED_VERSIONS)}"
+        )
+    return ruda
+
+
+def _array_ufunc(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+    # NumPy's ufuncs on ruda arrays give ruda arrays (np.add(x, 1), np.float64(2) * x).
+    out = kwargs.get("out")
+    dev = _common_device(ufunc.__name__, inputs + tuple(out or ()))
+    if dev is not CPU:
+        return numpy_on_device(ufunc.__name__, ufunc, method, inputs, kwargs, dev)
+    inputs = tuple(_unwrap(x) for x in inputs)
+    if out:
+        kwargs["out"] = tuple(_unwrap(x) for x in out)
+    if "where" in kwargs:
+        kwargs["where"] = _unwrap(kwargs["where"])
+    r = _wrap_tree(getattr(ufunc, method)(*inputs, **kwargs), dev)
+    if out:  # NumPy returns the out= arrays themselves
+        if len(out) == 1 and isinstance(out[0], Array):
+            return out[0]
+        if isinstance(r, tuple):
+            return tuple(o if isinstance(o, Array) else v for o, v in zip(out, r, strict=True))
+    return r
+
+
+def _array_function(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+    # NumPy functions called on ruda arrays give ruda arrays on the same device.
+    for t in types:  # the protocol: defer to types we do not know
+        if not (issubclass(t, Array) or issubclass(t, _ndarray)):
+            return NotImplemented
+    flat = _flat(args) + _flat(tuple(kwargs.values()))
+    dev = _common_device(func.__name__, flat)
+    if dev is CPU and self._device is not CPU and not any(a is self for a in flat):
+        dev = self._device  # NEP 35: numpy.ones(3, like=x) makes it where x lives
+        kwargs = {**kwargs, "device": dev}
+    if dev is not CPU:
+        return numpy_on_device(func.__name__, func, None, args, kwargs, dev)
+    return _wrap_tree(func(*_unwrap_tree(args), **_unwrap_tree(kwargs)), dev)
+
+
+# NumPy keywords that name a positional-only parameter of ruda's function (NumPy passes them
+# by name when it dispatches numpy.eye(3, like=x)).
+_POSITIONAL = {"eye": "M"}
+
+
+def numpy_on_device(
+    name: str, func: Any, method: str | None, args: Any, kwargs: Any, dev: Any
+) -> Any:
+    """A NumPy function or ufunc called on arrays of a non-CPU device (``numpy.mean(x)``).
+
+    ruda's function of the same name runs on the device; failing that, NumPy runs on host
+    copies, and the results go back to the device, when implicit transfers are allowed.
+    """
+    if method in (None, "__call__") and _host_outs(kwargs):
+        return _into_host_outs(name, func, method, args, kwargs, dev)
+    mod = getattr(func, "__module__", None) or "numpy"
+    sub = {"numpy.linalg": "linalg", "numpy.fft": "fft"}.get(mod, "")
+    target = None
+    if method in (None, "__call__"):
+        target = getattr(getattr(ruda, sub) if sub else ruda, name, None)
+    if callable(target):
+        moved = _POSITIONAL.get(name)
+        if moved is not None and moved in kwargs:
+            kwargs = dict(kwargs)
+            args = (*args, kwargs.pop(moved))
+        return target(*args, **kwargs)
+    if not get_implicit_transfer():
+        raise transfer_error(f"{name} (called through NumPy)", dev)
+    call = func if method is None else getattr(func, method)
+    return _to_device_tree(call(*_host_tree(args), **_host_tree(kwargs)), dev)
+
+
+def _host_outs(kwargs: Any) -> bool:
+    """Whether NumPy passed ``out=`` holding a NumPy array (``ndarray += gpu_array`` does)."""
+    import numpy as np
+
+    out = kwargs.get("out")
+    outs = out if isinstance(out, tuple) else (out,)
+    return any(isinstance(o, np.ndarray) for o in outs)
+
+
+def _into_host_outs(name: str, func: Any, method: str | None, args: Any, kwargs: Any,
+                    dev: Any) -> Any:  # fmt: skip
+    """A NumPy call on device arrays whose ``out=`` is a NumPy array: computed on the device,
+    then copied into the host array, which needs implicit transfers (else a TypeError that
+    says what the caller did). Returns the out= arrays as the cpu does (a NumPy one wrapped as
+    a cpu array sharing its memory)."""
+    out = kwargs["out"]
+    outs = out if isinstance(out, tuple) else (out,)
+    if not get_implicit_transfer():
+        raise TypeError(
+            f"ruda.{name}: NumPy called {name} with out= a numpy.ndarray (an in-place operator "
+            f"such as `ndarray += x` does this) and an operand on {dev}; the result would be "
+            f"copied to the host implicitly. Write into a ruda array, or {HOW}"
+        )
+    rest = {k: v for k, v in kwargs.items() if k != "out"}
+    r = numpy_on_device(name, func, method, args, rest, dev)
+    rs = r if isinstance(r, tuple) else (r,)
+    for o, v in zip(outs, rs, strict=True):
+        if isinstance(o, np.ndarray):
+            h = v.to_device("cpu")._data if isinstance(v, Array) else np.asarray(v)
+            np.copyto(o, h, casting="same_kind")
+        elif o is not None:
+            o[...] = v
+    # as on the cpu (``ruda.Array.__array_ufunc__``): the out= arrays, a NumPy one as a cpu array
+    done = tuple(_wrap(o, CPU) if isinstance(o, np.ndarray) else o for o in outs)
+    return done if len(done) > 1 else done[0]
+
+
+def _host_tree(x: Any) -> Any:
+    if isinstance(x, Array):
+        return x.to_device("cpu")._data
+    if type(x) in (list, tuple):
+        return type(x)(_host_tree(v) for v in x)
+    if type(x) is dict:
+        return {k: _host_tree(v) for k, v in x.items()}
+    return x
+
+
+def _to_device_tree(x: Any, dev: Any) -> Any:
+    if isinstance(x, (np.ndarray, np.generic)):
+        return _wrap(dev.backend.allocator.from_host(np.asarray(x)), dev)
+    if type(x) in (list, tuple):
+        return type(x)(_to_device_tree(v, dev) for v in x)
+    return x
+
+
+Array.__array_namespace__ = _array_namespace
+Array.__array_ufunc__ = _array_ufunc
+Array.__array_function__ = _array_function
+
 
 # Methods that are exactly ``ruda.<name>(self, *args, **kwargs)``.
 _SAME_NAME = (

@@ -9,8 +9,8 @@ import numpy as np
 from . import _dtypes as dt
 from ._array import Array, _wrap
 from ._devices import CPU, Device, _current, _env_default, default_device, resolve
-from ._errors import annotate, detail
-from ._validation import as_array, dtype_arg, refuse_object, shape_arg
+from ._errors import annotate, detail, refuse_object
+from ._validation import as_array, dtype_arg, shape_arg
 
 __all__ = [
     "arange",
@@ -29,7 +29,7 @@ __all__ = [
     "triu",
     "zeros",
     "zeros_like",
-]  # NumPy's surface (array, identity, diag...) joins from _creation_numpy.py at the end
+]  # NumPy's surface (array, identity, diag...): _creation_numpy.py
 
 _FLOAT = dt.DEFAULT_FLOAT._np
 _DType = dt.DType
@@ -623,10 +623,3 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
     if copy is False:
         raise CopyRequiredError(f"ruda.from_dlpack: copy=False, but moving x to {dev} copies")
     return _to_device(np.from_dlpack(x, device="cpu"), dev)
-
-
-# -- NumPy's surface: in _creation_numpy.py, imported last since it builds on the helpers above
-from . import _creation_numpy  # noqa: E402
-
-globals().update({n: getattr(_creation_numpy, n) for n in _creation_numpy.__all__})
-__all__ += _creation_numpy.__all__

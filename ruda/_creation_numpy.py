@@ -1,6 +1,6 @@
 """NumPy's creation functions beyond the standard (array, identity, diag, logspace, fromiter...).
 
-They build on the helpers of ``_creation.py``, which re-exports them.
+They build on the helpers of ``_creation.py``.
 """
 
 from __future__ import annotations

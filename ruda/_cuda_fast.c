@@ -2,7 +2,7 @@
  * cuLaunchKernel.
  *
  * A chain of small elementwise ops on the GPU is bound by the host. ruda/_backends/cuda/ops.py
- * (make_elementwise) and dispatch.py (prepare) hold the semantics; this file runs their fast
+ * (make_elementwise) and prepared.py (prepare) hold the semantics; this file runs their fast
  * path without entering Python:
  *   - Elementwise(name, arity, fast, first_call, slow, chunk): the implementation of one op.
  *     Operands that are exact CudaArrays of one shape and context, contiguous, with
@@ -19,7 +19,7 @@
  *     one cuMemcpyDtoDAsync, for Python loops of element assignments; False sends a call
  *     back to the Python path.
  *   - Driver(launch, stream, bind, error_name, error_string, memcpy): the driver entry points as
- *     addresses (resolved by dispatch.py with ctypes: this file builds without CUDA headers or
+ *     addresses (resolved by driver.py with ctypes: this file builds without CUDA headers or
  *     libraries) and the current-stream getter: CuPy's C getter as a capsule, or a callable.
  *   - a small-block cache: results of at most CACHE_MAX_BYTES keep their pool block in one of
  *     CACHE_SLOTS slots after the array dies, and the next result of the same size, context and

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
-KINDS = ("cpu", "cuda", "wgpu")
+from ._backends import ALIASES, KINDS  # the registry: every kind, and other names for them
 
 
 class Device:
@@ -252,8 +252,7 @@ def _parse(name: Any, index: int | None) -> tuple[str, int]:
             f"got {type(name).__name__}"
         )
     kind, _, rest = name.strip().lower().partition(":")
-    if kind == "gpu":
-        kind = "cuda"
+    kind = ALIASES.get(kind, kind)
     if kind not in KINDS:
         raise ValueError(
             f"ruda.Device: unknown device {name!r}; known kinds are {', '.join(KINDS)}"

@@ -1,8 +1,9 @@
 """The dispatch table: (op name, device kind) -> implementation over native arrays.
 
 Explicit registrations win; otherwise the kind's backend resolves the op (the NumPy
-backend maps op-table entries and NumPy names). Each device holds its kind's row,
-so a lookup on the hot path is one attribute load and one dict lookup.
+backend maps op-table entries and NumPy names); otherwise a composition over Arrays
+(``ruda/_compose/``, registered by ``register_composition``) serves it. Each device holds its
+kind's row, so a lookup on the hot path is one attribute load and one dict lookup.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ def _annotated(backend: Any, op: str, fn: Callable[..., Any]) -> Callable[..., A
 
 
 _REGISTERED: dict[tuple[str, str], Callable[..., Any]] = {}
+_COMPOSED: dict[str, Callable[..., Any]] = {}  # op -> composition, for kinds without a native op
 _ROWS: dict[str, _Row] = {}
 
 
@@ -67,7 +69,8 @@ class _Row(dict):
         self.backend = backend
 
     def __missing__(self, op: str) -> Callable[..., Any]:
-        fn = _REGISTERED.get((op, self.kind)) or self.backend.resolve(op)
+        fn = (_REGISTERED.get((op, self.kind)) or self.backend.resolve(op)
+              or _COMPOSED.get(op))  # fmt: skip
         if fn is None:
             raise NotImplementedError(
                 f"ruda.{op} is not implemented on device kind {self.kind!r} yet"
@@ -88,6 +91,17 @@ def register(op: str, kind: str) -> Callable[[Callable[..., Any]], Callable[...,
         return fn
 
     return deco
+
+
+def register_composition(op: str, fn: Callable[..., Any]) -> None:
+    """Install ``fn`` (over natives) for every kind whose backend has no native ``op``."""
+    _COMPOSED[op] = fn
+    invalidate()  # the C hot paths cache implementations
+
+
+def composed(op: str) -> Callable[..., Any]:
+    """The registered composition of ``op`` (over natives, as the table holds it)."""
+    return _COMPOSED[op]
 
 
 def bind(device: Any) -> None:

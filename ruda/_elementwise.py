@@ -15,8 +15,10 @@ from . import _dtypes as dt
 from ._array import Array, _wrap, _wrap_tree, call1, call2
 from ._devices import CPU
 from ._dtypes import kind_of
-from ._ops import ELEMENTWISE, Op
+from ._errors import annotate
+from ._ops import ELEMENTWISE, OPS, Op
 from ._promotion import result_type
+from ._ufunc import check_out, resolve
 from ._validation import as_array, common_device, dtype_arg, writeable
 
 _SCALARS = (int, float, complex, bool)
@@ -88,10 +90,15 @@ def _make_unary(op: Op):
 
 def _unary_full(name: str, x: Any, out: Any, kwargs: dict) -> Any:
     dev = common_device(name, x, out)
-    if dev is not CPU and not isinstance(x, Array):
-        # a scalar alone on a GPU default device: a 0-d array there, as NumPy makes one
-        x = as_array(x, name, device=dev)
+    if dev is not CPU:
+        if not isinstance(x, Array):
+            # a scalar alone on a GPU default device: a 0-d array there, as NumPy makes one
+            x = as_array(x, name, device=dev)
+        if kwargs.get("where", True) is not True:
+            return _where(name, (x,), out, kwargs, dev)
     d = _native(x, name, dev)
+    if dev is not CPU and not OPS[name].expr:
+        _decide(name, (d,))
     impl = dev._ops[name]
     if out is None and not kwargs:
         return _result(impl(d), None, dev)
@@ -114,13 +121,58 @@ def _make_binary(op: Op):
 
 def _binary_full(name: str, x1: Any, x2: Any, out: Any, kwargs: dict) -> Any:
     dev = common_device(name, x1, x2, out)
-    if dev is not CPU and _is_scalar(x1) and _is_scalar(x2):
-        x1, x2 = _lone_scalars(name, dev, x1, x2)
+    if dev is not CPU:
+        if _is_scalar(x1) and _is_scalar(x2):
+            x1, x2 = _lone_scalars(name, dev, x1, x2)
+        if kwargs.get("where", True) is not True:
+            return _where(name, (x1, x2), out, kwargs, dev)
     a, b = _native(x1, name, dev), _native(x2, name, dev)
+    if dev is not CPU and not OPS[name].expr:
+        _decide(name, (a, b))
     impl = dev._ops[name]
     if out is None and not kwargs:
         return _result(impl(a, b), None, dev)
     return _result(impl(a, b, **_kwargs(name, dev, out, kwargs)), out, dev)
+
+
+def _decide(name: str, natives: tuple[Any, ...]) -> None:
+    """The dtype decision of ``_ufunc.resolve`` for an op a GPU backend composes from others
+    (frexp, modf, divmod, heaviside...): NumPy's TypeError where its loops refuse the dtypes,
+    as the cpu raises it, before the composition runs."""
+    arrays = [v.dtype for v in natives if type(v) not in _SCALARS]
+    if arrays:
+        op = OPS[name]
+        if op.name not in ("ldexp", "isnat"):  # ldexp: (float, int) loops; isnat: its own
+            try:
+                resolve(op, arrays, [v for v in natives if type(v) in _SCALARS])
+            except TypeError as e:  # named as the dispatch row names the cpu's
+                raise annotate(name, e) from None
+
+
+def _where(name: str, args: tuple[Any, ...], out: Any, kwargs: dict, dev: Any) -> Any:
+    """NumPy's ``where=`` off the cpu: the op's result, then ``out`` keeps its values where the
+    mask is False (the backend sees a plain call and a select)."""
+    w = as_array(kwargs.pop("where"), name, device=dev)
+    r = _FUNCS[name](*args, **kwargs)
+    if isinstance(r, tuple):
+        raise NotImplementedError(f"ruda.{name}: where= is not implemented on {dev} yet")
+    if out is None:
+        # Note: NumPy leaves the where=False elements uninitialised; ruda leaves them computed.
+        return r
+    if isinstance(out, tuple):
+        if len(out) != 1:
+            raise ValueError(f"ruda.{name}: one output, got {len(out)} out arrays")
+        out = out[0]
+    _check_out(name, out, dev)
+    writeable(out, name)
+    od = out._data
+    try:
+        check_out(name, r.shape, r._data.dtype, od, [getattr(a, "shape", ()) for a in args])
+    except (TypeError, ValueError) as e:
+        raise annotate(name, e) from None
+    ops = dev._ops
+    od[...] = ops["where"](w._data, ops["astype"](r._data, od.dtype), od)
+    return out
 
 
 def _is_scalar(x: Any) -> bool:
@@ -268,16 +320,19 @@ def round(x: Array, /, decimals: int = 0, out: Any = None) -> Array:
     """Round to ``decimals`` places, halves to even (complex: each part), as NumPy's ``round``.
 
     >>> import ruda as np
-    >>> np.round(np.asarray([0.5, 1.5, 2.675]), 2)
-    array([0.5 , 1.5 , 2.67])
+    >>> np.round(np.asarray([0.5, 1.5, 2.5]))
+    array([0., 2., 2.])
+    >>> np.round(np.asarray([15, 25, 35]), -1)
+    array([20, 20, 40])
     """
     x = as_array(x, "round")
     dev = x._device
     if out is None:
-        r = dev._ops["round"](x._data, decimals) if decimals else dev._ops["round"](x._data)
-        return _wrap(r, dev)
+        if decimals:  # NumPy's scaling: the cpu's numpy.round, a composition elsewhere
+            return _wrap(dev._ops["round_decimals"](x._data, decimals), dev)
+        return _wrap(dev._ops["round"](x._data), dev)
     common_device("round", x, out)
-    dev._ops["round"](x._data, decimals, out=out._data)
+    dev._ops["round_decimals"](x._data, decimals, out=out._data)
     return out
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 
@@ -70,3 +72,15 @@ def detail(exc: BaseException) -> str:
         if sep and " " not in head:
             return rest
     return msg
+
+
+def refuse_object(npdt: Any, fname: str, device: Any) -> None:
+    """TypeError when an object dtype is asked for on a device other than the cpu.
+
+    Note: object arrays are NumPy's (references to Python objects); they live on the cpu only.
+    """
+    if device.kind != "cpu" and npdt is not None and getattr(npdt, "hasobject", False):
+        raise TypeError(
+            f"ruda.{fname}: object dtype is cpu-only; device {device} holds numeric data "
+            "only (make object arrays on the cpu)"
+        )

@@ -1,5 +1,5 @@
 """NumPy's histograms and binning: histogram, histogram2d, histogramdd, histogram_bin_edges,
-bincount, digitize (re-exported by the statistical chapter)."""
+bincount, digitize."""
 
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ from ._validation import (
 __all__ = [
     "broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims", "flip",
     "moveaxis", "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack", "tile", "unstack",
-    # NumPy's surface (the rest joins from _manipulation_numpy.py at the end)
+    # NumPy's surface (the rest: _manipulation_numpy.py)
     "concatenate", "ravel", "transpose",
 ]  # fmt: skip
 
@@ -448,10 +448,3 @@ def unstack(x: Any, /, axis: int = 0) -> tuple[Array, ...]:
         raise ValueError("ruda.unstack: x must have at least one dimension")
     axis = normalize_axis(axis, x._data.ndim, "unstack")
     return wrap(x._device._ops["unstack"](x._data, axis=axis), x._device)
-
-
-# -- NumPy's surface: in _manipulation_numpy.py, imported last since it builds on the above ----
-from . import _manipulation_numpy  # noqa: E402
-
-globals().update({n: getattr(_manipulation_numpy, n) for n in _manipulation_numpy.__all__})
-__all__ += _manipulation_numpy.__all__

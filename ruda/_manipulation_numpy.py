@@ -1,7 +1,7 @@
 """NumPy's manipulation functions beyond the standard: swapaxes, atleast_*d, the stacking and
 splitting families, fliplr/flipud/rot90, pad, append/insert/delete, resize, block, trim_zeros.
 
-They build on the helpers of ``_manipulation.py``, which re-exports them.
+They build on the helpers of ``_manipulation.py``.
 """
 
 from __future__ import annotations

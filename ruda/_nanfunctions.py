@@ -1,6 +1,6 @@
 """NumPy's nan-aware reductions and scans (nansum, nanmean, nanvar, nancumsum...): NaN is
 treated as missing. The nan-aware order statistics (nanmedian, nanquantile...) live in
-``_order_statistics.py``; ``_statistical.py`` re-exports both.
+``_order_statistics.py``.
 """
 
 from __future__ import annotations

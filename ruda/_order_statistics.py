@@ -1,6 +1,4 @@
-"""Order statistics: ptp, median, percentile and quantile, and their nan-aware versions
-(re-exported by ``_statistical.py``).
-"""
+"""Order statistics: ptp, median, percentile and quantile, and their nan-aware versions."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Statistical functions: the standard's reductions and scans, and NumPy's (average, cov,
 corrcoef). The nan-aware functions (``_nanfunctions.py``), the order statistics
-(``_order_statistics.py``) and the histograms (``_histograms.py``) are re-exported here.
+(``_order_statistics.py``) and the histograms (``_histograms.py``) build on this module.
 
 Every reduction takes the standard's keywords and NumPy's positional style and keywords
 (``np.sum(a, 0)``, ``out=``, ``keepdims=``, ``where=``, ``initial=``, ``ddof=``).
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _histograms
 from ._array import Array, _wrap, callx
 from ._creation import _named
 from ._utility import _NoValue, axis_arg, finish, native, numpy_kwargs
@@ -33,10 +32,7 @@ __all__ = [
     "average",
     "cov",
     "corrcoef",
-    *_histograms.__all__,
-]  # the nan-aware functions and order statistics join at the end (they build on _reduce)
-
-globals().update({n: getattr(_histograms, n) for n in _histograms.__all__})
+]  # histograms, the nan-aware functions and order statistics: their own modules
 
 _Axis = int | tuple[int, ...] | None
 
@@ -302,11 +298,3 @@ def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -
     xd, yd = native(x, "corrcoef", "x", dev), native(y, "corrcoef", "y", dev)
     r = dev._ops["corrcoef"](xd, yd, rowvar=rowvar, dtype=dtype_arg(dtype, "corrcoef"))
     return _wrap(r, dev)
-
-
-# -- re-exported: they build on _reductions/_make_np_scan above, so they are imported last
-from . import _nanfunctions, _order_statistics  # noqa: E402
-
-globals().update({n: getattr(_nanfunctions, n) for n in _nanfunctions.__all__})
-globals().update({n: getattr(_order_statistics, n) for n in _order_statistics.__all__})
-__all__ += _nanfunctions.__all__ + _order_statistics.__all__

@@ -14,7 +14,7 @@ import numpy as np
 from . import _dtypes as dt
 from ._array import Array, _wrap, _wrap_tree
 from ._devices import CPU, Device, resolve
-from ._errors import AxisError
+from ._errors import AxisError, refuse_object
 
 
 def as_array(x: Any, fname: str, arg: str = "x", device: Device | None = None) -> Array:
@@ -134,18 +134,6 @@ def dtype_arg(dtype: Any, fname: str, device: Device | None = None) -> np.dtype 
         refuse_object(npdt, fname, device)
         device.backend.check_dtype(npdt, fname)
     return npdt
-
-
-def refuse_object(npdt: Any, fname: str, device: Device) -> None:
-    """TypeError when an object dtype is asked for on a device other than the cpu.
-
-    Note: object arrays are NumPy's (references to Python objects); they live on the cpu only.
-    """
-    if device is not CPU and npdt is not None and getattr(npdt, "hasobject", False):
-        raise TypeError(
-            f"ruda.{fname}: object dtype is cpu-only; device {device} holds numeric data "
-            "only (make object arrays on the cpu)"
-        )
 
 
 def writeable(x: Array, fname: str, arg: str = "out") -> Any:

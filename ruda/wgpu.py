@@ -149,7 +149,7 @@ class Event:
                 raise ValueError(f"{where}: {name} has not been recorded")
         if end.device is not self.device:
             raise ValueError(f"{where}: the events are on {self.device} and {end.device}")
-        from ._kernels.timing import timestamp_period
+        from ._kernels.tune.timing import timestamp_period
 
         ticks = end._timestamp() - self._timestamp()
         return ticks * timestamp_period(self._ctx.device) * 1e-6

@@ -25,7 +25,7 @@ if want bench; then  # SWEEP=1 / SWEEP_EW=1: the scan / add variants too; PROFIL
   echo "bench:"; grep -v "^  {" "$out/bench.log" | head -40
 fi
 if want quick; then  # the scan and reduction tests alone (QUICK="paths" to change them)
-  RUDA_TEST_DEVICES=cuda timeout 120 python3 -m pytest ${QUICK:-tests/cuda/test_reductions.py \
+  RUDA_TEST_DEVICES=cuda timeout 120 python3 -m pytest ${QUICK:-tests/gpu/test_reductions.py \
     tests/test_statistical.py} -n 14 -q -p no:cacheprovider --color=no -rf >"$out/quick.log" 2>&1
   echo "quick tests: $(tail -1 "$out/quick.log")"
 fi

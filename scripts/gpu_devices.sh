@@ -21,7 +21,8 @@ parity() {  # parity KIND WORKERS [MORE PATHS]
     -q -p no:cacheprovider --color=no -rfE >"$out/parity_$kind.log" 2>&1
   echo "$kind rc=$?: $(tail -1 "$out/parity_$kind.log")"
 }
-parity cuda 8 tests/cuda/test_streams.py tests/cuda/test_runtime.py tests/test_cuda_fast.py &
+parity cuda 8 tests/cuda/test_streams.py tests/cuda/test_runtime.py tests/gpu/test_runtime.py \
+  tests/test_cuda_fast.py &
 parity wgpu 6 &
 wait
 for kind in cuda wgpu; do

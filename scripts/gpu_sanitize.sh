@@ -12,11 +12,11 @@ set -uo pipefail
 out=${1:-.}
 secs=${2:-240}
 sanitizer=${SANITIZER:-compute-sanitizer}
-t=tests/cuda
+t=tests/cuda g=tests/gpu  # cuda's own tests; the GPU tests (on cuda: RUDA_TEST_DEVICES)
 work=$(mktemp -d)
 export RUDA_TEST_DEVICES=cuda RUDA_CUDA_POOL=off CUDA_VISIBLE_DEVICES=${GPU:-0}
 # the linalg groups ("own") instrument ruda's kernels alone (every generated entry point is
-# named ruda_...: _kernels/cuda.py ENTRY_PREFIX): cuBLAS, cuSOLVER and cuFFT run as they are;
+# named ruda_...: _kernels/render/cuda.py ENTRY_PREFIX): cuBLAS, cuSOLVER and cuFFT run as they are;
 # their reports are NVIDIA's to read (racecheck flags cuBLAS's syr2k) and instrumenting them
 # took the svd and linalg groups past 340 s. Racecheck with the filter stops at a cuBLAS GEMM
 # ("Internal Sanitizer Error: failed to handle a hardware exception", f16 and bf16 alike, seen
@@ -25,16 +25,16 @@ vendor="--kernel-name kns=ruda_"
 # group -> "tool kernels shards files...": shards from the times of the fifth session's runs
 # (a group that took 150 s alone on a busy machine gets 2; sort racecheck 4; linalg 6)
 declare -A groups=(
-  [memcheck-reduce]="memcheck all 2 $t/test_reductions.py $t/test_searching.py"
-  [memcheck-sort]="memcheck all 2 $t/test_sorting.py $t/test_indexing.py $t/test_indexing_bool0d.py"
-  [memcheck-shape]="memcheck all 1 $t/test_manipulation.py $t/test_compose_create.py $t/test_compose_diag.py $t/test_compose_stats.py"
-  [memcheck-misc]="memcheck all 2 $t/test_random.py $t/test_complex.py $t/test_special_cases.py $t/test_dispatch_fast.py $t/test_runtime.py"
-  [memcheck-elementwise]="memcheck all 1 $t/test_elementwise_ops.py"
-  [memcheck-linalg]="memcheck own 1 $t/test_linalg_products.py $t/test_library.py"
-  [memcheck-decomp]="memcheck own 6 $t/test_linalg_decomp.py $t/test_fft.py"
-  [racecheck-reduce]="racecheck all 2 $t/test_reductions.py $t/test_searching.py"
-  [racecheck-sort]="racecheck all 4 $t/test_sorting.py $t/test_random.py"
-  [racecheck-linalg]="racecheck own 6 $t/test_linalg_products.py $t/test_linalg_decomp.py"
+  [memcheck-reduce]="memcheck all 2 $g/test_reductions.py $g/test_searching.py"
+  [memcheck-sort]="memcheck all 2 $g/test_sorting.py $g/test_indexing.py $g/test_indexing_bool0d.py"
+  [memcheck-shape]="memcheck all 1 $g/test_manipulation.py $t/test_manipulation.py $g/test_compose_create.py $g/test_compose_diag.py $g/test_compose_stats.py"
+  [memcheck-misc]="memcheck all 2 $g/test_random.py $g/test_complex.py $g/test_special_cases.py $t/test_prepared.py $g/test_runtime.py $t/test_runtime.py"
+  [memcheck-elementwise]="memcheck all 1 $g/test_elementwise.py $t/test_elementwise_ops.py"
+  [memcheck-linalg]="memcheck own 1 $g/test_linalg_products.py $t/test_linalg_products.py $t/test_library.py"
+  [memcheck-decomp]="memcheck own 6 $g/test_linalg_decomp.py $g/test_fft.py"
+  [racecheck-reduce]="racecheck all 2 $g/test_reductions.py $g/test_searching.py"
+  [racecheck-sort]="racecheck all 4 $g/test_sorting.py $g/test_random.py"
+  [racecheck-linalg]="racecheck own 6 $g/test_linalg_products.py $t/test_linalg_products.py $g/test_linalg_decomp.py"
   [memcheck-bf16]="memcheck all 2 tests/test_bfloat16.py"
   [racecheck-bf16]="racecheck all 2 tests/test_bfloat16.py"
 )

@@ -29,7 +29,8 @@ sweep() {
 }
 setitem_tests() {  # the plain-copy path of setitem runs only on cuda
   CUDA_VISIBLE_DEVICES=0 RUDA_TEST_DEVICES=cuda timeout 30 python3 -m pytest -q \
-    -p no:cacheprovider -n 8 tests/cuda/test_indexing.py tests/cuda/test_runtime.py \
+    -p no:cacheprovider -n 8 tests/gpu/test_indexing.py tests/gpu/test_runtime.py \
+    tests/cuda/test_runtime.py \
     -k "setitem or assign or copies" >"$out/cuda_setitem.log" 2>&1
   echo "cuda setitem tests: $(tail -1 "$out/cuda_setitem.log")"
 }

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ruda._backends.cuda import dispatch
+from ruda._backends.cuda import prepared
 from ruda._backends.cuda.array import CudaArray
 from ruda._backends.cuda.compiler import Program
 from ruda._kernels import elementwise as ew
@@ -128,7 +128,7 @@ def test_prepared_launch_matches_program_pack(name, ins, out, variant, n):
     prog = program(name, ins, out, **variant)
     result = ir.numpy_of(out)
     arity = len(ins)
-    run = dispatch.prepare(ctx, prog, result, arity, drv=driver())
+    run = prepared.prepare(ctx, prog, result, arity, drv=driver())
     assert type(run) is F.Prepared
     xs = [fake(ctx, 0x1000_0000 * (i + 1), offset=8 * (i + 1), shape=(n,),
                dtype=ir.numpy_of(t)) for i, t in enumerate(ins)]  # fmt: skip
@@ -184,8 +184,8 @@ def test_c_and_python_launchers_agree(name, ins, out, variant, n, monkeypatch):
         ctx = Ctx()
         ctx.launcher = PyLauncher()
         if not c:
-            monkeypatch.setattr(dispatch, "_cuda_fast", None)
-        run = dispatch.prepare(ctx, prog, result, arity, drv=driver() if c else None)
+            monkeypatch.setattr(prepared, "_cuda_fast", None)
+        run = prepared.prepare(ctx, prog, result, arity, drv=driver() if c else None)
         assert (type(run) is F.Prepared) == c
         xs = [fake(ctx, 0x1000 * (i + 1), offset=4 * i, shape=(n,), dtype=ir.numpy_of(t))
               for i, t in enumerate(ins)]  # fmt: skip
@@ -205,7 +205,7 @@ def test_c_and_python_launchers_agree(name, ins, out, variant, n, monkeypatch):
 @needs_c
 def test_prepared_checks_its_operands():
     ctx = Ctx()
-    run = dispatch.prepare(ctx, program("add", (ir.F32, ir.F32), ir.F32), F32, 2, drv=driver())
+    run = prepared.prepare(ctx, program("add", (ir.F32, ir.F32), ir.F32), F32, 2, drv=driver())
     a = fake(ctx, 0x1000)
     F.recorder_reset(0)
     with pytest.raises(TypeError, match="takes 2 arrays"):
@@ -219,16 +219,16 @@ def test_prepare_rejects_other_kernels():
     # the strided kernel has shape, stride and offset parameters beside n
     prog = Program(ew.build("add", (ir.F32, ir.F32), ir.F32, 1), "", None, None)
     with pytest.raises(ValueError, match="not a contiguous elementwise kernel of 2"):
-        dispatch.prepare(Ctx(), prog, F32, 2)
+        prepared.prepare(Ctx(), prog, F32, 2)
     with pytest.raises(ValueError, match="not a contiguous elementwise kernel of 1"):
-        dispatch.prepare(Ctx(), program("add", (ir.F32, ir.F32), ir.F32), F32, 1)
+        prepared.prepare(Ctx(), program("add", (ir.F32, ir.F32), ir.F32), F32, 1)
 
 
 # -- errors, streams, threads ----------------------------------------------------------------------
 @needs_c
 def test_launch_error_names_op_and_code():
     ctx = Ctx()
-    run = dispatch.prepare(ctx, program("add", (ir.F32, ir.F32), ir.F32), F32, 2, drv=driver())
+    run = prepared.prepare(ctx, program("add", (ir.F32, ir.F32), ir.F32), F32, 2, drv=driver())
     a, b = fake(ctx, 0x1000), fake(ctx, 0x2000)
     F.recorder_reset(0, [700])
     with pytest.raises(RuntimeError) as e:
@@ -241,7 +241,7 @@ def test_launch_error_names_op_and_code():
     mem = ctx.allocator.pool_alloc.given.pop()
     assert sys.getrefcount(mem) == 2
     # without the driver's error-name functions the code is still there
-    run = dispatch.prepare(ctx, program("add", (ir.F32, ir.F32), ir.F32), F32, 2,
+    run = prepared.prepare(ctx, program("add", (ir.F32, ir.F32), ir.F32), F32, 2,
                            drv=driver(errors=False))  # fmt: skip
     F.recorder_reset(0, [1])
     with pytest.raises(RuntimeError, match=r"CUDA error 1 \(unknown: no description\)"):
@@ -254,7 +254,7 @@ def test_launch_error_names_op_and_code():
 def test_no_context_binds_once_and_retries():
     ctx, binds = Ctx(), []
     drv = driver(bind=lambda: binds.append(threading.get_ident()))
-    run = dispatch.prepare(ctx, program("add", (ir.F32, ir.F32), ir.F32), F32, 2, drv=drv)
+    run = prepared.prepare(ctx, program("add", (ir.F32, ir.F32), ir.F32), F32, 2, drv=drv)
     a, b = fake(ctx, 0x1000), fake(ctx, 0x2000)
     F.recorder_reset(0, [201])  # CUDA_ERROR_INVALID_CONTEXT, then success
     y = run(a, b)
@@ -264,7 +264,7 @@ def test_no_context_binds_once_and_retries():
         run(a, b)
     assert len(binds) == 2 and F.recorder_count() == 2
     # without a bind hook the first 201 raises
-    run = dispatch.prepare(ctx, program("add", (ir.F32, ir.F32), ir.F32), F32, 2, drv=driver())
+    run = prepared.prepare(ctx, program("add", (ir.F32, ir.F32), ir.F32), F32, 2, drv=driver())
     F.recorder_reset(0, [201])
     with pytest.raises(RuntimeError, match="CUDA error 201"):
         run(a, b)
@@ -280,7 +280,7 @@ def test_stream_is_asked_on_every_launch():
             self.ptr = ptr
 
     drv = driver(stream=lambda: Stream(current[0]))  # like cupy.cuda.get_current_stream
-    run = dispatch.prepare(ctx, program("add", (ir.F32, ir.F32), ir.F32), F32, 2, drv=drv)
+    run = prepared.prepare(ctx, program("add", (ir.F32, ir.F32), ir.F32), F32, 2, drv=drv)
     a, b = fake(ctx, 0x1000), fake(ctx, 0x2000)
     F.recorder_reset(0)
     for s in (11, 22, 0, 33):
@@ -292,7 +292,7 @@ def test_stream_is_asked_on_every_launch():
     assert driver(stream=lambda: 44).current_stream() == 44
     # the C getter (CuPy's capsule): its failure raises, nothing is launched
     drv = driver(stream=F.test_stream(-1))
-    run = dispatch.prepare(ctx, program("add", (ir.F32, ir.F32), ir.F32), F32, 2, drv=drv)
+    run = prepared.prepare(ctx, program("add", (ir.F32, ir.F32), ir.F32), F32, 2, drv=drv)
     F.recorder_reset(0)
     with pytest.raises(RuntimeError, match="fake stream getter failed"):
         run(a, b)
@@ -330,7 +330,7 @@ def test_init_checks_the_type():
             F.init(cls)
     # CudaArray's slots are still the ones in use
     ctx = Ctx()
-    run = dispatch.prepare(ctx, program("sqrt", (ir.F32,), ir.F32), F32, 1, drv=driver())
+    run = prepared.prepare(ctx, program("sqrt", (ir.F32,), ir.F32), F32, 1, drv=driver())
     F.recorder_reset(0)
     assert type(run(fake(ctx, 0x1000))) is CudaArray
 
@@ -353,7 +353,7 @@ def op_impl(arity: int, chunk: int = 1 << 30) -> tuple[Any, Recorder, Recorder, 
     e = F.Elementwise("add" if arity == 2 else "sqrt", arity, fast, first, slow, chunk)
     prog = (program("add", (ir.F32, ir.F32), ir.F32) if arity == 2
             else program("sqrt", (ir.F32,), ir.F32))  # fmt: skip
-    run = dispatch.prepare(ctx, prog, F32, arity, drv=driver())
+    run = prepared.prepare(ctx, prog, F32, arity, drv=driver())
     return e, first, slow, ctx, run
 
 
@@ -485,7 +485,7 @@ def test_elementwise_errors_propagate():
         raise MemoryError("out of device memory")
 
     ctx.allocator.pool_alloc = failing_pool
-    e.fast[(F32, F32, ctx, 10)] = dispatch.prepare(
+    e.fast[(F32, F32, ctx, 10)] = prepared.prepare(
         ctx, program("add", (ir.F32, ir.F32), ir.F32), F32, 2, drv=driver()
     )
     F.recorder_reset(0)
@@ -553,7 +553,7 @@ def test_make_elementwise_is_the_c_object(monkeypatch):
     a, b, o = fake(ctx, 0x1000), fake(ctx, 0x2000), fake(ctx, 0x3000)
     assert add(a, b, out=o, casting="same_kind") == "python"
     assert calls == [(OPS["add"], (a, b), o, {"casting": "same_kind"})]
-    add.fast[(F32, F32, ctx, 10)] = dispatch.prepare(
+    add.fast[(F32, F32, ctx, 10)] = prepared.prepare(
         ctx, program("add", (ir.F32, ir.F32), ir.F32), F32, 2, drv=driver()
     )
     F.recorder_reset(0)
@@ -567,14 +567,14 @@ def test_python_path_without_the_extension(monkeypatch):
     """Where the extension is not built the Python launchers run (as without _speedups)."""
     from ruda._backends.cuda import ops
 
-    monkeypatch.setattr(dispatch, "_cuda_fast", None)
+    monkeypatch.setattr(prepared, "_cuda_fast", None)
     add = ops.OPS.make_elementwise(OPS["add"])
     assert add.__name__ == "add" and (F is None or type(add) is not F.Elementwise)
     ctx = Ctx()
     ctx.launcher = PyLauncher()
     prog = program("add", (ir.F32, ir.F32), ir.F32)
     fast = add.__closure__[add.__code__.co_freevars.index("fast")].cell_contents
-    fast[(F32, F32, ctx, 10)] = dispatch.prepare(ctx, prog, F32, 2)
+    fast[(F32, F32, ctx, 10)] = prepared.prepare(ctx, prog, F32, 2)
     a, b = fake(ctx, 0x1000, offset=4), fake(ctx, 0x2000)
     y = add(a, b)
     ((*head, slots),) = ctx.launcher.calls
@@ -627,7 +627,7 @@ def cache():
 
 def _add(ctx: Any, stream: Any = None) -> Any:
     prog = program("add", (ir.F32, ir.F32), ir.F32)
-    return dispatch.prepare(ctx, prog, F32, 2, drv=driver(stream))
+    return prepared.prepare(ctx, prog, F32, 2, drv=driver(stream))
 
 
 @needs_c

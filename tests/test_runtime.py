@@ -276,40 +276,33 @@ def test_cuda_module_without_a_gpu_says_why() -> None:
 
 
 # -- ruda.wgpu: synchronize and timing events -----------------------------------------------------
-@pytest.fixture
-def wdev() -> ruda.Device:
-    if not ruda.wgpu.is_available():
-        from ruda._backends import probe
-
-        pytest.skip(f"wgpu unavailable: {probe('wgpu')}")
-    return ruda.Device("wgpu:0")
-
-
-def test_wgpu_synchronize(wdev, rng) -> None:
+@pytest.mark.devices("wgpu")
+def test_wgpu_synchronize(device, rng) -> None:
     a = rng.standard_normal((64, 64)).astype(numpy.float32)
-    x = ruda.asarray(a, device=wdev)
+    x = ruda.asarray(a, device=device)
     y = x @ x
-    wdev.synchronize()
+    device.synchronize()
     z = x * 2.0
-    assert wdev.backend.ctx.launcher.pending  # recorded, not yet submitted
+    assert device.backend.ctx.launcher.pending  # recorded, not yet submitted
     ruda.wgpu.synchronize()
-    assert not wdev.backend.ctx.launcher.pending
-    ruda.wgpu.synchronize(wdev)
+    assert not device.backend.ctx.launcher.pending
+    ruda.wgpu.synchronize(device)
     ruda.wgpu.synchronize(0)
     numpy.testing.assert_allclose(y.to_device("cpu"), a @ a, rtol=1e-4, atol=1e-4)
     numpy.testing.assert_array_equal(z.to_device("cpu"), a * 2)
 
 
-def test_wgpu_events_time_gpu_work(wdev, rng) -> None:
-    if not ruda.wgpu.has_timestamps(wdev):
-        pytest.skip(f"{wdev} ({wdev.backend.ctx.description}) lacks timestamp-query; "
+@pytest.mark.devices("wgpu")
+def test_wgpu_events_time_gpu_work(device, rng) -> None:
+    if not ruda.wgpu.has_timestamps(device):
+        pytest.skip(f"{device} ({device.backend.ctx.description}) lacks timestamp-query; "
                     "test_wgpu_event_without_timestamps covers that branch")  # fmt: skip
     # enough work that it outlasts an empty pass: 256 on a CPU adapter, 2048 on a GPU
-    n = 2048 if wdev.backend.ctx.adapter_type in ("DiscreteGPU", "IntegratedGPU") else 256
+    n = 2048 if device.backend.ctx.adapter_type in ("DiscreteGPU", "IntegratedGPU") else 256
     a = rng.standard_normal((n, n)).astype(numpy.float32)
-    x = ruda.asarray(a, device=wdev)
+    x = ruda.asarray(a, device=device)
     y = x @ x
-    wdev.synchronize()  # compiled, idle
+    device.synchronize()  # compiled, idle
     start, end, idle = ruda.wgpu.Event(), ruda.wgpu.Event(), ruda.wgpu.Event()
     t0 = time.perf_counter()
     start.record()
@@ -331,15 +324,16 @@ def test_wgpu_events_time_gpu_work(wdev, rng) -> None:
     assert start.elapsed_time(idle) <= 0.0
 
 
-def test_wgpu_event_without_timestamps(wdev, monkeypatch) -> None:
-    ctx = wdev.backend.ctx
+@pytest.mark.devices("wgpu")
+def test_wgpu_event_without_timestamps(device, monkeypatch) -> None:
+    ctx = device.backend.ctx
     monkeypatch.setattr(ctx, "features", frozenset(ctx.features - {"timestamp-query"}))
-    assert not ruda.wgpu.has_timestamps(wdev)
+    assert not ruda.wgpu.has_timestamps(device)
     with pytest.raises(RuntimeError, match=r"ruda\.wgpu\.Event: timing needs the adapter "
                                            r"feature 'timestamp-query', which wgpu:0"):  # fmt: skip
-        ruda.wgpu.Event(wdev)
+        ruda.wgpu.Event(device)
     a, b = ruda.wgpu.Event(enable_timing=False), ruda.wgpu.Event(enable_timing=False)
-    x = ruda.ones(1000, device=wdev) * 3
+    x = ruda.ones(1000, device=device) * 3
     a.record()
     b.record()
     b.synchronize()
@@ -348,10 +342,13 @@ def test_wgpu_event_without_timestamps(wdev, monkeypatch) -> None:
         a.elapsed_time(b)
 
 
-def test_wgpu_event_errors(wdev) -> None:
-    if not ruda.wgpu.has_timestamps(wdev):
-        pytest.skip(f"{wdev} lacks timestamp-query (covered by test_wgpu_event_without_timestamps)")
-    a, b = ruda.wgpu.Event(wdev), ruda.wgpu.Event()
+@pytest.mark.devices("wgpu")
+def test_wgpu_event_errors(device) -> None:
+    if not ruda.wgpu.has_timestamps(device):
+        pytest.skip(
+            f"{device} lacks timestamp-query (covered by test_wgpu_event_without_timestamps)"
+        )
+    a, b = ruda.wgpu.Event(device), ruda.wgpu.Event()
     a.synchronize()  # never recorded: no wait
     with pytest.raises(ValueError, match="has not been recorded"):
         a.elapsed_time(b)

@@ -11,11 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from .base import Backend
+from .base import Allocator, Backend, Compiler, Launcher
 from .cpu.bfloat16 import guard as bfloat16_guard
 
 
-class NumpyAllocator:
+class NumpyAllocator(Allocator):
     """Host memory through NumPy."""
 
     def empty(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
@@ -28,25 +28,33 @@ class NumpyAllocator:
         return native
 
 
-class NumpyCompiler:
+class NumpyCompiler(Compiler):
     """Turns an op-table entry into the NumPy callable that computes it (cached)."""
 
     def __init__(self) -> None:
         self._cache: dict[str, Callable[..., Any]] = {}
 
-    def compile(self, key: Any) -> Callable[..., Any]:
-        name = key.numpy if hasattr(key, "numpy") else key
+    def program(self, kernel: Any) -> Callable[..., Any]:
+        name = kernel.numpy if hasattr(kernel, "numpy") else kernel
         fn = self._cache.get(name)
         if fn is None:
             fn = self._cache[name] = _numpy_attr(name)
         return fn
 
 
-class NumpyLauncher:
+class NumpyLauncher(Launcher):
     """Runs a compiled callable; NumPy is synchronous, so there is nothing to queue."""
 
-    def launch(self, program: Callable[..., Any], *buffers: Any, **options: Any) -> Any:
-        return program(*buffers, **options)
+    def launch(self, program: Callable[..., Any], buffers: Any, params: Any = None,
+               grid: Any = None) -> Any:  # fmt: skip
+        """``program(*buffers, **params)``, at once (there is no grid)."""
+        return program(*buffers, **(params or {}))
+
+    def grid(self, program: Any, n: int) -> None:
+        return None
+
+    def synchronize(self) -> None:
+        return None
 
 
 def _numpy_attr(path: str) -> Callable[..., Any]:
@@ -73,9 +81,6 @@ class NumpyBackend(Backend):
     def check_dtype(self, npdt: np.dtype, fname: str) -> None:
         return None
 
-    def native_type(self) -> type:
-        return np.ndarray
-
     def guard(self, op: str, fn: Callable[..., Any]) -> tuple[Callable[..., Any], bool] | None:
         return bfloat16_guard(op, fn)
 
@@ -84,19 +89,15 @@ class NumpyBackend(Backend):
 
         entry = OPS.get(op)
         if entry is not None:
-            return self.compiler.compile(entry)
+            return self.compiler.program(entry)
         fn = self.library.get(op)
         if fn is not None:
             return fn
         try:
-            return self.compiler.compile(op)
+            return self.compiler.program(op)
         except AttributeError:
             return None
 
 
 def unavailable_reason() -> str | None:
     return None
-
-
-def make_backend() -> NumpyBackend:
-    return NumpyBackend()

@@ -1,6 +1,2 @@
-"""The kernel IR and its CUDA C++ and WGSL renderers (issues 3 and 4).
-
-Not built yet: the first GPU backend creates the IR here; the NumPy backend needs none.
-"""
-
-__all__: list[str] = []
+"""The kernel layer: the IR (ir.py) and its renderers (render/), the device math library (math/),
+the kernel builders per family, and the autotuner (tune/)."""

@@ -22,10 +22,10 @@ from functools import cache
 from typing import Any
 
 from . import ir
-from .cmath_order import has_nan, lex_less
-from .cmath_parts import im, make, re
 from .ir import BOOL, F32, I64, U32, Assign, Barrier, Const, For, If, Let, Var
-from .mathlib import isnan, land, lor
+from .math.cmath_order import has_nan, lex_less
+from .math.cmath_parts import im, make, re
+from .math.mathlib import isnan, land, lor
 from .reduce import TARGET, Launch, Plan, _cdiv, _halvings, _split, wgid
 
 OPS = ("argmax", "argmin")

@@ -36,7 +36,8 @@ With ``vec > 1`` (``Kernel.vector_width``): on WebGPU every binding must span wh
 blocks have the room), or ``n`` must be a multiple of ``vec``; on CUDA every pointer must be
 aligned to ``vec * 4`` bytes (CuPy's pool gives 256; a view at another offset takes vec=1).
 
-    >>> from ruda._kernels import elementwise, ir, wgsl
+    >>> from ruda._kernels import elementwise, ir
+    >>> from ruda._kernels.render import wgsl
     >>> k = elementwise.build("add", (ir.F32, ir.F32), ir.F32, None)
     >>> "fn add_f32_f32_f32_c" in wgsl.render(k)
     True
@@ -50,9 +51,10 @@ from functools import cache
 from typing import Any
 
 from .. import _ops
-from . import cmath, cmath_order, fpstatus, ir, mathlib
+from . import ir
 from .ir import BOOL, F16, F32, U32, Let, Var
-from .mathlib import copysign, isfinite, isinf, isnan, land, lor, signbit
+from .math import cmath, cmath_order, fpstatus, mathlib
+from .math.mathlib import copysign, isfinite, isinf, isnan, land, lor, signbit
 
 OPS, Op = _ops.OPS, _ops.Op
 WORKGROUP = 256

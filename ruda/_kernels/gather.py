@@ -16,7 +16,8 @@ parameters, so one compile serves every layout of a rank. Invocation ``i`` is
   (``pos``: the inclusive scan of the mask), for ``nonzero``/``argwhere``.
 * ``search``: a binary search per element (NumPy's order: NaN after everything).
 
-    >>> from ruda._kernels import gather, ir, wgsl
+    >>> from ruda._kernels import gather, ir
+    >>> from ruda._kernels.render import wgsl
     >>> k = gather.gather(ir.F32, 2)
     >>> "fn gather_f32_2" in wgsl.render(k)
     True
@@ -27,9 +28,10 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from . import cmath_order, ir
+from . import ir
 from .ir import BOOL, F32, I32, I64, U32, Const, If, Let, Var
-from .mathlib import isnan, land, lor
+from .math import cmath_order
+from .math.mathlib import isnan, land, lor
 from .reduce import wgid
 
 WG = 256

@@ -31,7 +31,7 @@ from typing import Any
 
 from . import ir
 from .ir import BOOL, F32, I32, I64, U32, U64, Assign, Barrier, Const, For, If, Let, Var
-from .mathlib import isnan, land, lor
+from .math.mathlib import isnan, land, lor
 
 OPS = ("sum", "prod", "max", "min", "any", "all")
 MAX_GROUPS = 65535  # WebGPU's per-dimension dispatch limit: larger grids use a second dimension

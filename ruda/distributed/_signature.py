@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .._backends import KINDS as BACKEND_KINDS
 from ._comm import Comm
 from ._errors import MismatchError
 from ._wait import run
@@ -34,7 +35,7 @@ DTYPES = (
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "float32", "float64", "complex64", "complex128",
 )  # fmt: skip
-KINDS = ("cpu", "cuda", "wgpu")
+KINDS = BACKEND_KINDS  # a kind's code is its position in the backend registry
 # Functions whose non-root ranks may pass x=None (the root's array defines the result).
 ROOT_DEFINED = ("broadcast", "scatter")
 

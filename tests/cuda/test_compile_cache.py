@@ -17,6 +17,8 @@ import pytest
 
 import ruda
 
+pytestmark = pytest.mark.devices("cuda")
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -57,7 +59,7 @@ def test_key_changes_with_what_changes_the_code() -> None:
 
 def test_nvrtc_compiles_rendered_kernels_to_cubin() -> None:
     c = _compiler_module()
-    from ruda._kernels import cuda
+    from ruda._kernels.render import cuda
 
     try:
         kind, data = c.nvrtc_compile(cuda.render(_add_kernel(2)), "90")
@@ -89,15 +91,15 @@ def _run_add(ctx, compiler, monkeypatch, rng) -> None:
     numpy.testing.assert_array_equal(apply(OPS["add"], (x, y)).to_host(), a + b)
 
 
-def test_memory_cache_per_kernel_and_rank(ctx, cdev, rng) -> None:
+def test_memory_cache_per_kernel_and_rank(ctx, device, rng) -> None:
     comp = ctx.compiler
-    x = ruda.asarray(rng.standard_normal((4, 5)).astype("float32"), device=cdev)
-    y = ruda.asarray(rng.standard_normal((5, 4)).astype("float32"), device=cdev)
+    x = ruda.asarray(rng.standard_normal((4, 5)).astype("float32"), device=device)
+    y = ruda.asarray(rng.standard_normal((5, 4)).astype("float32"), device=device)
     (x + x, x.T + y, x[::2] * 3.0)
     n, hits = comp.compiled, comp.disk_hits
     for _ in range(5):
         (x + x, x.T + y, x[::2] * 3.0)
-    z = ruda.asarray(rng.standard_normal((7, 3)).astype("float32"), device=cdev)
+    z = ruda.asarray(rng.standard_normal((7, 3)).astype("float32"), device=device)
     z.T + z.T  # another shape of a rank seen before: the same strided program
     assert (comp.compiled, comp.disk_hits) == (n, hits)
 
@@ -172,7 +174,7 @@ _FIRST_CALL = textwrap.dedent("""
 """)
 
 
-def test_fresh_process_first_call_is_cheap(cdev, tmp_path) -> None:
+def test_fresh_process_first_call_is_cheap(device, tmp_path) -> None:
     """The first ``x + y`` of a fresh process whose cache holds it compiles nothing: it is one
     disk hit (its time is printed; timings belong in benchmarks, not assertions)."""
     env = dict(os.environ, RUDA_CACHE_DIR=str(tmp_path))

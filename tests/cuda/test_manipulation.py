@@ -1,17 +1,15 @@
-"""Manipulation ops on cuda against NumPy: the shared tests of ``tests/gpu/manipulation.py`` over
-all twelve real dtypes, and the ternary kernels (where, clip) compiled to PTX by NVRTC, which
-needs no GPU."""
+"""The ternary kernels (where, clip) compiled to PTX by NVRTC, which needs no GPU. The
+manipulation ops on cuda against NumPy are in ``tests/gpu/test_manipulation.py``."""
 
 from __future__ import annotations
 
 import pytest
 
 from ruda._backends.gpu import select_kernels
-from ruda._kernels import cuda, ir, nvrtc
-from tests.gpu.manipulation import *  # noqa: F403  (the shared tests, collected here)
+from ruda._kernels import ir
+from ruda._kernels.render import cuda, nvrtc
 
-GPU_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-              "float16", "float32", "float64"]  # fmt: skip
+pytestmark = pytest.mark.devices("cuda")
 
 
 def test_ternary_kernels_compile_to_ptx() -> None:

@@ -18,7 +18,6 @@ pytest.importorskip("mpi4py", reason="ruda.distributed needs mpi4py: pip install
 
 import ruda  # noqa: E402
 from ruda import distributed as dist  # noqa: E402
-from tests.conftest import DEVICES  # noqa: E402
 
 # A test that goes wrong on one rank only must not leave the others waiting forever.
 TEST_TIMEOUT = float(os.environ.get("RUDA_DIST_TEST_TIMEOUT", "120"))
@@ -30,9 +29,10 @@ def comm() -> dist.Comm:
     return dist.init(timeout=TEST_TIMEOUT)
 
 
-@pytest.fixture(params=DEVICES)
+@pytest.fixture
 def device(request, comm) -> ruda.Device:
-    """This rank's device of each available kind: one GPU per rank (local rank modulo GPUs)."""
+    """This rank's device of each tested kind (tests/conftest.py parametrises ``device``): one GPU
+    per rank (local rank modulo GPUs)."""
     return comm.local_device(request.param.split(":")[0])
 
 

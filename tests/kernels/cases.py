@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ruda._kernels import elementwise, fpstatus, ir, wgsl
+from ruda._kernels import elementwise, ir
+from ruda._kernels.math import fpstatus
+from ruda._kernels.render import wgsl
 from ruda._ops import ELEMENTWISE
 
 LAYOUTS = (None, 1, 2, 3, 4)  # contiguous, then strided of rank 1..4

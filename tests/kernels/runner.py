@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from ruda._backends.wgpu import probe
-from ruda._kernels import elementwise, ir, wgsl
+from ruda._kernels import elementwise, ir
+from ruda._kernels.render import wgsl
 
 
 class Runner:

@@ -12,9 +12,11 @@ import numpy as np
 import pytest
 
 from ruda._backends.gpu import kernels as casts
-from ruda._kernels import cmath, cmath_order, cuda, elementwise, ir, nvrtc, reduce, scan, wgsl
+from ruda._kernels import elementwise, ir, reduce, scan
+from ruda._kernels.math import cmath, cmath_order
+from ruda._kernels.render import cuda, nvrtc, wgsl
 from ruda._ops import ELEMENTWISE, OPS
-from tests.gpu.complex import EDGES, same_complex, standard_expm1, standard_tanh
+from tests.gpu.test_complex import EDGES, same_complex, standard_expm1, standard_tanh
 
 from .runner import Runner, adapter_or_skip
 

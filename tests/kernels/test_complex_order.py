@@ -1,4 +1,4 @@
-"""The kernels of NumPy's complex ordering (``ruda._kernels.cmath_order``) outside the
+"""The kernels of NumPy's complex ordering (``ruda._kernels.math.cmath_order``) outside the
 elementwise table: argmax/argmin over complex pairs, searchsorted's binary search, clip (both
 bounds and one), and the radix argsort's last passes for complex keys. They render and compile
 in both languages: WGSL through naga on the WebGPU adapter here, CUDA C++ to PTX for sm_90
@@ -10,7 +10,9 @@ from __future__ import annotations
 import pytest
 
 from ruda._backends.gpu import select_kernels
-from ruda._kernels import argreduce, gather, ir, sort, sort_keys
+from ruda._kernels import argreduce, gather, ir
+from ruda._kernels.sort import keys as sort_keys
+from ruda._kernels.sort import radix as sort
 
 from . import test_render_compile as rc
 

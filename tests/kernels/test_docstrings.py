@@ -10,11 +10,11 @@ import pytest
 
 import ruda._kernels
 
-MODULES = sorted(m.name for m in pkgutil.iter_modules(ruda._kernels.__path__))
+MODULES = sorted(m.name for m in pkgutil.walk_packages(ruda._kernels.__path__, "ruda._kernels."))
 
 
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples(name: str) -> None:
-    mod = importlib.import_module(f"ruda._kernels.{name}")
+    mod = importlib.import_module(name)
     result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0, f"{result.failed} of {result.attempted} examples failed in {name}"

@@ -18,7 +18,10 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from ruda._kernels import cuda, elementwise, ir, nvrtc, tune, wgsl
+from ruda._kernels import elementwise, ir
+from ruda._kernels.render import cuda, nvrtc, wgsl
+from ruda._kernels.tune import engine as tune
+from ruda._kernels.tune import space as tune_space
 
 from .runner import Runner, adapter_or_skip
 
@@ -105,7 +108,7 @@ def test_invalid_variants_raise(kw, sig, nd, match):
 @pytest.fixture
 def no_backend_defaults(monkeypatch):
     """The family's own heuristic, whatever a backend imported earlier declared as its default."""
-    monkeypatch.setattr(tune, "BACKEND_DEFAULTS", {})
+    monkeypatch.setattr(tune_space, "BACKEND_DEFAULTS", {})
     tune._clear_memos()
     yield
     tune._clear_memos()
@@ -289,7 +292,8 @@ def test_variants_compute_numpy_results(runner, gpu, op, ins, out):
     data = {n: [_data(t, n, rng) for t in ins] for n in SIZES}
     want = {n: _expected(op, data[n], out) for n in SIZES}
     t0 = time.perf_counter()
-    for p in _numeric_points(op, ins, out, max_wg):
+    points = _numeric_points(op, ins, out, max_wg)
+    for p in points:
         k = elementwise.build(op, ins, out, None, **p)
         for n in SIZES:
             _check(op, _run(runner, k, data[n], out, n), want[n], f"{k.name} n={n}")
@@ -303,14 +307,13 @@ def test_variants_compute_numpy_results(runner, gpu, op, ins, out):
         groups = -(-n // (k.elems_per_invocation * 64))
         got = _run(runner, k, data[n], out, n, grid=(3, -(-groups // 3) + 1, 1))
         _check(op, got, want[n], f"{k.name} on a 2-D grid")
-    # a bound on the points' count (their compiles), loose enough for a loaded 2-core CI
-    # machine: sin took over 60 s there once, in a run twice as slow as usual
-    assert time.perf_counter() - t0 < 180
+    # the time is printed, not asserted (timings belong in benchmarks)
+    print(f"{op}: {len(points) + 2} variants in {time.perf_counter() - t0:.1f} s")
 
 
 def test_tuner_searches_the_variants(gpu, no_backend_defaults):
     device, feats, max_wg = gpu
-    from ruda._kernels import timing
+    from ruda._backends.wgpu import timing
 
     target = tune.Target.from_wgpu(device)
     key = tune.Key("add", ("f32", "f32", "f32"), "contiguous", (1 << 16,))

@@ -1,5 +1,5 @@
-"""The FFT kernels (``ruda._kernels.fft``: Stockham passes and the one-dispatch transform;
-``ruda._kernels.fft_bluestein``: chirp-z, Hermitian extension, frequencies) render and compile
+"""The FFT kernels (``ruda._kernels.fft.stockham``: Stockham passes and the one-dispatch transform;
+``ruda._kernels.fft.bluestein``: chirp-z, Hermitian extension, frequencies) render and compile
 in both languages: WGSL through wgpu (naga, and the driver's compiler for the largest),
 CUDA C++ to PTX for sm_90 (NVRTC); the workgroup-memory kernel keeps within WebGPU's 16 KiB."""
 
@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from ruda._kernels import cuda, fft, ir, nvrtc, wgsl
+from ruda._kernels import ir
+from ruda._kernels.fft import stockham as fft
+from ruda._kernels.render import cuda, nvrtc, wgsl
 
 from . import test_render_compile as rc
 

@@ -1,4 +1,4 @@
-"""Every linalg kernel (``ruda._kernels.linalg_*``: single-workgroup and multi-dispatch step
+"""Every linalg kernel (``ruda._kernels.linalg``: single-workgroup and multi-dispatch step
 kernels, float32, float64, complex64 and complex128, each variant) renders and compiles in both
 languages: WGSL through wgpu (naga validation, plus pipeline creation for a sample: lavapipe's
 LLVM) and CUDA C++ to PTX for sm_90 through NVRTC. The complex kernels also run on lavapipe
@@ -11,21 +11,20 @@ import numpy
 import pytest
 
 import ruda
-from ruda._kernels import cuda, ir, nvrtc, wgsl
-from ruda._kernels import linalg_common as lc
-from ruda._kernels import linalg_compose as kc
-from ruda._kernels import linalg_jacobi as kj
-from ruda._kernels import linalg_jacobi_steps as kjs
-from ruda._kernels import linalg_lu as kl
-from ruda._kernels import linalg_qr as kq
-from ruda._kernels import linalg_steps as ks
-from tests.gpu.fixtures import device_fixtures
+from ruda._kernels import ir
+from ruda._kernels.linalg import common as lc
+from ruda._kernels.linalg import compose as kc
+from ruda._kernels.linalg import jacobi as kj
+from ruda._kernels.linalg import jacobi_steps as kjs
+from ruda._kernels.linalg import lu as kl
+from ruda._kernels.linalg import qr as kq
+from ruda._kernels.linalg import steps as ks
+from ruda._kernels.render import cuda, nvrtc, wgsl
 from tests.helpers import to_numpy
 
 from . import test_render_compile
 
 wgpu_device = test_render_compile.wgpu_device  # the adapter fixture, shared
-gdev, ctx = device_fixtures("wgpu")
 TYPES = (ir.F32, ir.F64, ir.C64, ir.C128)
 
 
@@ -175,7 +174,8 @@ def _unitary_columns(q, tol):
 # n: 5 in workgroup memory; 24: complex128 Jacobi in storage buffers; 40: LU in storage buffers
 # (and Jacobi one launch per round on llvmpipe); "steps": the per-step path forced at n = 6
 @pytest.mark.parametrize("path", ["workgroup", "storage", "large", "steps"])
-def test_complex_factorizations(path, dtype, gdev, rng, monkeypatch):
+@pytest.mark.devices("wgpu")
+def test_complex_factorizations(path, dtype, device, rng, monkeypatch):
     """Hermitian Cholesky, complex LU (solve, inv, slogdet), Householder QR, Jacobi eigh and SVD
     against NumPy: small matrices in workgroup memory, larger ones in storage buffers, and the
     one-launch-per-step path (forced for small matrices)."""
@@ -189,13 +189,13 @@ def test_complex_factorizations(path, dtype, gdev, rng, monkeypatch):
     g = _rand(rng, (2, n, n), dtype)
     a = (g + n**0.5 * numpy.eye(n)).astype(dtype)  # well conditioned
     h = (g @ numpy.conj(numpy.swapaxes(g, -1, -2)) + n * numpy.eye(n)).astype(dtype)  # HPD
-    x, xh = ruda.asarray(a, device=gdev), ruda.asarray(h, device=gdev)
+    x, xh = ruda.asarray(a, device=device), ruda.asarray(h, device=device)
     aw, hw = a.astype(wide), h.astype(wide)
     _close(ruda.linalg.cholesky(xh), numpy.linalg.cholesky(hw), tol)
     _close(ruda.linalg.cholesky(xh, upper=True), numpy.linalg.cholesky(hw, upper=True), tol)
     _close(ruda.linalg.inv(x), numpy.linalg.inv(aw), tol * n)
     b = _rand(rng, (2, n, 3), dtype)
-    _close(ruda.linalg.solve(x, ruda.asarray(b, device=gdev)), numpy.linalg.solve(aw, b), tol * n)
+    _close(ruda.linalg.solve(x, ruda.asarray(b, device=device)), numpy.linalg.solve(aw, b), tol * n)
     sign, logabs = ruda.linalg.slogdet(x)
     ws, wl = numpy.linalg.slogdet(aw)
     assert to_numpy(logabs).dtype == numpy.zeros(0, dtype).real.dtype

@@ -1,4 +1,4 @@
-"""The general eigenproblem's kernels (``ruda._kernels.linalg_eig``: Hessenberg reduction;
+"""The general eigenproblem's kernels (``ruda._kernels.linalg.eig``: Hessenberg reduction;
 ``linalg_eig_qr``: complex QR iterations; ``linalg_eig_vectors``: back substitution,
 back-transformation, normalisation, LAPACK's packed form) render and compile in both languages
 (WGSL through wgpu and the driver's compiler for a sample, CUDA C++ to PTX through NVRTC), and
@@ -15,10 +15,11 @@ import pytest
 
 import ruda
 from ruda._backends.gpu import linalg_eig as ge
-from ruda._kernels import ir, wgsl
-from ruda._kernels import linalg_eig as ke
-from ruda._kernels import linalg_eig_qr as kq
-from ruda._kernels import linalg_eig_vectors as kv
+from ruda._kernels import ir
+from ruda._kernels.linalg import eig as ke
+from ruda._kernels.linalg import eig_qr as kq
+from ruda._kernels.linalg import eig_vectors as kv
+from ruda._kernels.render import wgsl
 
 from . import test_render_compile as rc
 
@@ -87,16 +88,6 @@ def test_spans_cover_the_range_within_the_cap():
 
 
 # -- running on the adapter ----------------------------------------------------------------------
-@pytest.fixture
-def wdev(monkeypatch: pytest.MonkeyPatch) -> ruda.Device:
-    from ruda._backends import probe
-
-    reason = probe("wgpu")
-    if reason is not None:
-        pytest.skip(f"wgpu backend unavailable: {reason}")
-    return ruda.Device("wgpu:0")
-
-
 def _driver() -> ge.LinalgEig:
     from ruda._backends.wgpu.linalg_eig import LINALG_EIG
 
@@ -166,19 +157,21 @@ def _nonsymmetric(rng, shape, dtype):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
 @pytest.mark.parametrize("shape", [(1, 1), (2, 2), (3, 5, 5), (2, 3, 4, 4), (17, 17), (2, 40, 40)])
-def test_random_general(wdev, rng, dtype, shape):
+@pytest.mark.devices("wgpu")
+def test_random_general(device, rng, dtype, shape):
     a = _nonsymmetric(rng, shape, dtype)
-    w, v = _eig(a, wdev)
+    w, v = _eig(a, device)
     want = numpy.complex64 if dtype in ("float32", "complex64") else numpy.complex128
     assert w.dtype == want and v.dtype == want
     _check(a, w, v, TOL[dtype])
-    (wv,) = _eig(a, wdev, vectors=False)
+    (wv,) = _eig(a, device, vectors=False)
     assert wv.dtype == want
     _check(a, wv, None, TOL[dtype])
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_real_input_with_complex_pairs(wdev, rng, dtype):
+@pytest.mark.devices("wgpu")
+def test_real_input_with_complex_pairs(device, rng, dtype):
     n = 6
     rot = numpy.zeros((n, n))
     for i in range(0, n, 2):  # blocks [[c, -s], [s, c]] * r: eigenvalues r e^(+-i theta)
@@ -187,19 +180,20 @@ def test_real_input_with_complex_pairs(wdev, rng, dtype):
                                                      [numpy.sin(th), numpy.cos(th)]])  # fmt: skip
     s = rng.standard_normal((n, n)) + n * numpy.eye(n)
     a = (s @ rot @ numpy.linalg.inv(s)).astype(dtype)
-    w, v = _eig(a, wdev)
+    w, v = _eig(a, device)
     _check(a, w, v, TOL[dtype] * 10)
     assert numpy.abs(w.imag).min() > 0.1  # every eigenvalue complex; pairs are conjugate
     assert _matched(w, numpy.conj(w)) <= TOL[dtype] * 100
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "complex128"])
-def test_triangular_and_diagonal(wdev, rng, dtype):
+@pytest.mark.devices("wgpu")
+def test_triangular_and_diagonal(device, rng, dtype):
     a = _nonsymmetric(rng, (3, 7, 7), dtype)
     a[0] = numpy.triu(a[0])
     a[1] = numpy.tril(a[1])
     a[2] = numpy.diag(numpy.diagonal(a[2]))
-    w, v = _eig(a, wdev)
+    w, v = _eig(a, device)
     _check(a, w, v, TOL[dtype])
     for got, m in zip(w, a, strict=True):  # the diagonal, up to the rounding kappa amplifies
         want = numpy.diagonal(m).astype(got.dtype)
@@ -207,69 +201,76 @@ def test_triangular_and_diagonal(wdev, rng, dtype):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_defective(wdev, rng, dtype):
+@pytest.mark.devices("wgpu")
+def test_defective(device, rng, dtype):
     n = 6
     jordan = numpy.diag(numpy.full(n, rng.uniform(1, 2))) + numpy.diag(numpy.ones(n - 1), 1)
-    w, v = _eig(jordan.astype(dtype), wdev)  # a Jordan block: one eigenvector, n times
+    w, v = _eig(jordan.astype(dtype), device)  # a Jordan block: one eigenvector, n times
     assert numpy.abs(w - jordan[0, 0]).max() <= TOL[dtype]
     _check(jordan.astype(dtype), w, v, TOL[dtype])
     s = rng.standard_normal((n, n)) + n * numpy.eye(n)
     near = (s @ jordan @ numpy.linalg.inv(s)).astype(dtype)  # defective up to rounding
-    w, v = _eig(near, wdev)
+    w, v = _eig(near, device)
     eps = numpy.finfo(dtype).eps
     # a Jordan block's eigenvalues move by eps^(1/n): compare them no closer than that
     _check(near, w, v, TOL[dtype] * 10, eig_tol=50 * eps ** (1 / n))
     assert numpy.isfinite(v).all()
 
 
-def test_cyclic_and_companion_need_exceptional_shifts(wdev, rng):
+@pytest.mark.devices("wgpu")
+def test_cyclic_and_companion_need_exceptional_shifts(device, rng):
     cyc = numpy.roll(numpy.eye(9), 1, axis=0)  # unit-modulus eigenvalues: plain shifts stall
-    w, v = _eig(cyc, wdev)
+    w, v = _eig(cyc, device)
     _check(cyc, w, v, 1e-10)
     comp = numpy.polynomial.polynomial.polycompanion(rng.standard_normal(8) + 0.1)
-    w, v = _eig(comp, wdev)
+    w, v = _eig(comp, device)
     _check(comp, w, v, 1e-9)
 
 
-def test_scaled_matrices(wdev, rng):
+@pytest.mark.devices("wgpu")
+def test_scaled_matrices(device, rng):
     a = rng.standard_normal((2, 5, 5))
     for s in (1e20, 1e-20):  # squares of float32 entries would overflow or underflow
         x = (a * s).astype(numpy.float32)
-        w, v = _eig(x, wdev)
+        w, v = _eig(x, device)
         _check(x / s, w / s, v, 1e-4)
 
 
-def test_resumed_launches_give_the_same_result(wdev, rng, monkeypatch):
+@pytest.mark.devices("wgpu")
+def test_resumed_launches_give_the_same_result(device, rng, monkeypatch):
     a = _nonsymmetric(rng, (2, 20, 20), "float64")
-    w0, v0 = _eig(a, wdev)
+    w0, v0 = _eig(a, device)
     monkeypatch.setattr(ge, "loop_cap", lambda ctx: 2500)  # every phase split into launches
-    w1, v1 = _eig(a, wdev)
+    w1, v1 = _eig(a, device)
     _check(a, w1, v1, 1e-10)
     assert numpy.abs(w1 - w0).max() <= 1e-12 * numpy.abs(w0).max()
     assert numpy.abs(v1 - v0).max() <= 1e-10
 
 
-def test_large_matrix(wdev, rng):
+@pytest.mark.devices("wgpu")
+def test_large_matrix(device, rng):
     a = _nonsymmetric(rng, (150, 150), "float32")  # the storage-buffer kernels, in launches
-    w, v = _eig(a, wdev)
+    w, v = _eig(a, device)
     _check(a, w, v, 2e-4)
 
 
-def test_integer_input_and_empty_stacks(wdev, rng):
+@pytest.mark.devices("wgpu")
+def test_integer_input_and_empty_stacks(device, rng):
     a = rng.integers(-5, 6, (2, 4, 4))
-    w, v = _eig(a, wdev)
+    w, v = _eig(a, device)
     assert w.dtype == numpy.complex128
     _check(a, w, v, 1e-10)
     for shape in [(0, 0), (2, 0, 0), (0, 3, 3)]:
-        w, v = _eig(numpy.ones(shape), wdev)
+        w, v = _eig(numpy.ones(shape), device)
         assert w.shape == shape[:-1] and v.shape == shape and w.dtype == numpy.complex128
 
 
 @pytest.mark.parametrize("bad", [numpy.nan, numpy.inf])
-def test_non_finite_input_raises(wdev, rng, bad):
+@pytest.mark.devices("wgpu")
+def test_non_finite_input_raises(device, rng, bad):
     a = rng.standard_normal((2, 4, 4))
     a[1, 0, 3] = bad
     with pytest.raises(numpy.linalg.LinAlgError, match="ruda.linalg.eig: Array must not"):
-        _eig(a, wdev)
+        _eig(a, device)
     with pytest.raises(numpy.linalg.LinAlgError, match="ruda.linalg.eigvals"):
-        _eig(a, wdev, vectors=False)
+        _eig(a, device, vectors=False)

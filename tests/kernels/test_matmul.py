@@ -1,14 +1,18 @@
-"""The tiled matmul kernel (``ruda._kernels.matmul``): its variant space, and every dtype x
+"""The tiled matmul kernel (``ruda._kernels.matmul.gemm``): its variant space, and every dtype x
 operand layout x a spread of variants rendered and compiled, WGSL through naga on the adapter
 and CUDA C++ to PTX for sm_90 through NVRTC (the kernel is a tuning candidate beside cuBLAS).
-Results against NumPy are in tests/wgpu/test_linalg_products.py."""
+Results against NumPy are in tests/gpu/test_linalg_products.py."""
 
 from __future__ import annotations
 
 import pytest
 
-from ruda._kernels import cuda, ir, matmul, matmul_stream, nvrtc, wgsl
-from ruda._kernels import matmul_defaults as md
+from ruda._kernels import ir
+from ruda._kernels.matmul import defaults as md
+from ruda._kernels.matmul import gemm as matmul
+from ruda._kernels.matmul import space as matmul_space
+from ruda._kernels.matmul import stream as matmul_stream
+from ruda._kernels.render import cuda, nvrtc, wgsl
 
 from .runner import adapter_or_skip
 
@@ -73,7 +77,7 @@ def test_variants_are_the_valid_points_of_the_whole_product(monkeypatch):
              for k, v in matmul.VARIANTS.items()}  # fmt: skip
     small["ky"] = (1, 2, 64)
     small["bn"] = (64, 128)
-    monkeypatch.setattr(matmul, "VARIANTS", small)
+    monkeypatch.setattr(matmul_space, "VARIANTS", small)  # read by variants() there
     matmul._variants.cache_clear()
     try:
         for acc, wg, shared, M in ((ir.F32, 1024, 49152, 1), (ir.F64, 256, 16384, 3),
@@ -178,7 +182,8 @@ def test_tuning_family_runs_candidates():
     through the tuner's own runner and agree with NumPy (the check the tuner applies)."""
     import numpy as np
 
-    from ruda._kernels import timing, tune
+    from ruda._backends.wgpu import timing
+    from ruda._kernels.tune import engine as tune
 
     adapter = adapter_or_skip()
     device = adapter.request_device_sync(required_features=[])
@@ -215,7 +220,8 @@ def test_wide_tiles_read_workgroup_memory_as_vectors(layout):
 
     import numpy as np
 
-    from ruda._kernels import timing, tune
+    from ruda._backends.wgpu import timing
+    from ruda._kernels.tune import engine as tune
 
     adapter = adapter_or_skip()
     device = adapter.request_device_sync(required_features=[])

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from ruda._backends.cpu import elementwise as cpu_elementwise
-from ruda._kernels import elementwise, ir, wgsl
+from ruda._kernels import elementwise, ir
+from ruda._kernels.render import wgsl
 from ruda._ops import ELEMENTWISE
 
 from .runner import Runner, adapter_or_skip

@@ -20,7 +20,9 @@ import numpy as np
 import pytest
 
 from ruda._backends.wgpu import probe
-from ruda._kernels import cmath, elementwise, ir, reduce, wgsl
+from ruda._kernels import elementwise, ir, reduce
+from ruda._kernels.math import cmath
+from ruda._kernels.render import wgsl
 from ruda._ops import ELEMENTWISE, OPS
 
 from . import test_complex as tc

@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ruda._kernels import cuda, ir, nvrtc, philox, wgsl
+from ruda._kernels import ir, philox
+from ruda._kernels.render import cuda, nvrtc, wgsl
 
 from .runner import adapter_or_skip
 

@@ -10,7 +10,8 @@ import warnings
 import numpy as np
 import pytest
 
-from ruda._kernels import cuda, ir, nvrtc, reduce, wgsl
+from ruda._kernels import ir, reduce
+from ruda._kernels.render import cuda, nvrtc, wgsl
 
 from .runner import Runner, adapter_or_skip
 

@@ -13,7 +13,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from ruda._kernels import cuda, elementwise, ir, matmul, nvrtc, storage, wgsl
+from ruda._kernels import elementwise, ir
+from ruda._kernels.matmul import gemm as matmul
+from ruda._kernels.render import cuda, nvrtc, storage, wgsl
 from ruda._ops import ELEMENTWISE
 
 from .cases import all_kernels, wgsl_gap
@@ -41,7 +43,7 @@ def test_every_entry_is_covered():
 
 
 def test_wgsl_has_no_gaps(kernels):
-    # f64 transcendentals (absent from GLSL.std.450) are IR functions from ruda._kernels.libm*
+    # f64 transcendentals (absent from GLSL.std.450) are IR functions from ruda._kernels.math.libm*
     bf16 = [k for k in kernels if ir.BF16 in ir.types_used(k)]
     assert len(bf16) > 300  # every float op has its bfloat16 kernels (CUDA renders them)
     gaps = {k.name: g for k in kernels if (g := wgsl_gap(k)) and k not in bf16}

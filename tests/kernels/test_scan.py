@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ruda._kernels import cuda, ir, nvrtc, reduce, scan, wgsl
+from ruda._kernels import ir, reduce, scan
+from ruda._kernels.render import cuda, nvrtc, wgsl
 
 from .test_reduce import DTYPES, data, gpu  # noqa: F401  (gpu: the fixture)
 

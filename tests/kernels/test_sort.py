@@ -1,4 +1,4 @@
-"""The radix sort's and the set functions' kernels (``ruda._kernels.sort``, ``.unique``) render
+"""The radix sort's and the set functions' kernels (``ruda._kernels.sort``: radix, unique) render
 and compile in both languages: WGSL through wgpu (naga), CUDA C++ to PTX for sm_90 (NVRTC);
 and the declared variant space keeps within each backend's workgroup memory."""
 
@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import pytest
 
-from ruda._kernels import cuda, ir, nvrtc, sort, unique, wgsl
+from ruda._kernels import ir
+from ruda._kernels.render import cuda, nvrtc, wgsl
+from ruda._kernels.sort import radix as sort
+from ruda._kernels.sort import unique
 
 from . import test_render_compile as rc
 
 _wgsl_error = rc._wgsl_error
 # the shared WebGPU device (f16, f64, int64; no subgroups: the subgroup scans compile and run
-# in tests/wgpu/test_sorting.py::test_radix_variants)
+# in tests/gpu/test_sorting.py::test_radix_variants)
 wgpu_device = rc.wgpu_device
 
 

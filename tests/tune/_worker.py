@@ -7,7 +7,9 @@ import os
 
 def work(cache_dir: str, which: int, barrier, results) -> None:
     os.environ["RUDA_CACHE_DIR"] = cache_dir
-    from ruda._kernels import timing, tune, tune_store
+    from ruda._backends.wgpu import timing
+    from ruda._kernels.tune import engine as tune
+    from ruda._kernels.tune import store as tune_store
 
     from .conftest import make_device
 

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from ruda._kernels import tune
+from ruda._kernels.tune import engine as tune
 
 WANTED = {"shader-f16", "shader-f64", "shader-int64", "subgroup", "timestamp-query"}
 
@@ -31,7 +31,7 @@ def make_device():
 def gpu():
     """(device, runner, target) on the first WebGPU adapter; skips when there is none."""
     pytest.importorskip("wgpu", reason="wgpu-py is not installed")
-    from ruda._kernels import timing
+    from ruda._backends.wgpu import timing
 
     device = make_device()
     if device is None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ruda._kernels import tune
+from ruda._kernels.tune import engine as tune
 
 
 def _oracle(got: np.ndarray, want: np.ndarray, tol: float) -> bool:

@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 
 from ruda._backends.gpu import tuning
-from ruda._kernels import ir, tune
-from ruda._kernels import matmul as km
+from ruda._kernels import ir
+from ruda._kernels.matmul import gemm as km
+from ruda._kernels.tune import engine as tune
 
 CUDA = tune.Target("cuda", "test GPU", "test driver", frozenset({"subgroup", "cublas"}), 1024,
                    49152)  # fmt: skip

@@ -19,8 +19,9 @@ import pytest
 
 import ruda
 from ruda._kernels import elementwise as ew
-from ruda._kernels import ir, scan, tune
+from ruda._kernels import ir, scan
 from ruda._kernels import reduce as kr
+from ruda._kernels.tune import engine as tune
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # the project first, then whatever the parent had (the GPU machine keeps wgpu in /tmp/site)
@@ -32,18 +33,16 @@ N = 10_000  # vectorised by default (>= VECTOR_MIN), bucket 16384
 N_BIG = 1 << 22
 
 
-@pytest.fixture
-def wgpu_ops(cache_dir, monkeypatch):
-    """(device, its context, the wgpu ops module)."""
-    from ruda._backends import probe
+pytestmark = pytest.mark.devices("wgpu")
 
-    reason = probe("wgpu")
-    if reason is not None:
-        pytest.skip(f"wgpu backend unavailable: {reason}")
+
+@pytest.fixture
+def wgpu_ops(cache_dir, monkeypatch, device):
+    """(device, its context, the wgpu ops module)."""
     from ruda._backends.wgpu import ops
     from ruda._backends.wgpu.context import context
 
-    return ruda.Device("wgpu:0"), context(0), ops
+    return device, context(device.index), ops
 
 
 @pytest.fixture
@@ -205,7 +204,8 @@ def test_the_generic_runner_searches_on_the_backends_launches(wgpu_ops):
 
 WORK = textwrap.dedent("""
     import numpy, ruda
-    from ruda._kernels import ir, tune
+    from ruda._kernels import ir
+    from ruda._kernels.tune import engine as tune
     from ruda._backends.gpu.ops import _ElementwiseMaker
     from ruda._backends.wgpu import ops
     from ruda._backends.wgpu.context import context

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import random
 
-from ruda._kernels import ir, matmul, matmul_tuning, tune
+from ruda._kernels import ir
+from ruda._kernels.matmul import gemm as matmul
+from ruda._kernels.matmul import tuning as matmul_tuning
+from ruda._kernels.tune import engine as tune
 
 F32 = ("f32", "f32", "f32")
 SHAPE = (1, 1024, 1024, 4096)  # 4 MiB of output a split

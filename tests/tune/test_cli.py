@@ -13,7 +13,8 @@ PYPATH = os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))
 
 SCRIPT = textwrap.dedent("""
     import sys
-    from ruda._kernels import timing, tune
+    from ruda._kernels.tune import engine as tune
+    from ruda._backends.wgpu import timing
     from tests.tune.conftest import make_device
 
     device = make_device()

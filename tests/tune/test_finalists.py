@@ -12,7 +12,7 @@ import types
 import numpy as np
 import pytest
 
-from ruda._kernels import tune
+from ruda._kernels.tune import engine as tune
 
 KEY = tune.Key("noisy", ("f32", "f32"), "full", (64,))
 TARGET = tune.Target("test", "noisy", "none")

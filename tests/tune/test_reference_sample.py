@@ -11,8 +11,10 @@ import warnings
 import numpy as np
 import pytest
 
-from ruda._kernels import matmul, matmul_tuning, tune
-from ruda._kernels.tune_check import Sample, matches
+from ruda._kernels.matmul import gemm as matmul
+from ruda._kernels.matmul import tuning as matmul_tuning
+from ruda._kernels.tune import engine as tune
+from ruda._kernels.tune.check import Sample, matches
 
 
 def _whole(a: np.ndarray, b: np.ndarray) -> np.ndarray:

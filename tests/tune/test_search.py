@@ -8,7 +8,9 @@ import warnings
 import numpy as np
 import pytest
 
-from ruda._kernels import ir, reduce, timing, tune
+from ruda._backends.wgpu import timing
+from ruda._kernels import ir, reduce
+from ruda._kernels.tune import engine as tune
 
 N = 1 << 18
 KEY = tune.Key("sum", ("f32", "f32"), "full", (N,))
@@ -140,7 +142,7 @@ def test_a_discrete_gpu_is_kept_busy_through_compiles_and_timings(gpu, monkeypat
     idle gap, in front of every timing; other adapters (lavapipe on CI) get none of it."""
     import time
 
-    from ruda._kernels import warmth
+    from ruda._kernels.tune import warmth
 
     device, _, target = gpu
     discrete = device.adapter.info["adapter_type"] == "DiscreteGPU"  # the H200 through Vulkan
@@ -180,7 +182,7 @@ def test_the_next_candidates_compile_in_the_background(gpu, monkeypatch):
     search drops the compiles it never used."""
     from concurrent.futures import Future
 
-    from ruda._kernels import wgsl
+    from ruda._kernels.render import wgsl
 
     device, _, target = gpu
     runner = timing.WgpuRunner(device)

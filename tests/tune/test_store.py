@@ -8,7 +8,8 @@ import sqlite3
 
 import pytest
 
-from ruda._kernels import tune, tune_store
+from ruda._kernels.tune import engine as tune
+from ruda._kernels.tune import store as tune_store
 
 KEY = {"device": "dev", "driver": "drv", "version": "0", "family": "reduce.full", "op": "sum",
        "dtypes": "f32,f32", "layout": "full", "bucket": "1024"}  # fmt: skip

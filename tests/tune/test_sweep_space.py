@@ -4,7 +4,8 @@ not hand a later key the space it enumerated for an earlier one."""
 
 from __future__ import annotations
 
-from ruda._kernels import matmul, tune
+from ruda._kernels.matmul import gemm as matmul
+from ruda._kernels.tune import engine as tune
 
 from ._bench import load
 

@@ -17,6 +17,8 @@ import pytest
 
 import ruda
 
+pytestmark = pytest.mark.devices("wgpu")
+
 SMALL = 4096  # the forced binding limit in bytes
 N = 33_600_000  # float32 elements: 134.4 MB, over lavapipe's 128 MiB binding
 WIDTHS = ["bool", "int8", "uint8", "int16", "float16", "int32", "float32", "int64", "float64"]
@@ -50,12 +52,12 @@ def small_limit(request, ctx, monkeypatch):
 
 
 @pytest.mark.parametrize("dt", WIDTHS)
-def test_elementwise_many_chunks(small_limit, gdev, rng, dt):
+def test_elementwise_many_chunks(small_limit, device, rng, dt):
     ctx = small_limit
     if ctx.missing_feature(numpy.dtype(dt)):
         pytest.skip(f"{dt} needs an adapter feature {ctx.name} lacks")
     a, b = data(rng, (19, 333), dt), data(rng, (19, 333), dt)
-    A, B = ruda.asarray(a, device=gdev), ruda.asarray(b, device=gdev)
+    A, B = ruda.asarray(a, device=device), ruda.asarray(b, device=device)
     d0 = ctx.launcher.dispatches
     op = numpy.logical_xor if dt == "bool" else numpy.add
     rop = ruda.logical_xor if dt == "bool" else ruda.add
@@ -67,7 +69,7 @@ def test_elementwise_many_chunks(small_limit, gdev, rng, dt):
     close(host(A.reshape(-1)[5:]), a.reshape(-1)[5:], dt)  # an unaligned view, read back
     fa, fb = A.reshape(-1), B.reshape(-1)
     close(host(rop(fa[5:], fb[:-5])), op(a.reshape(-1)[5:], b.reshape(-1)[:-5]), dt)  # unaligned
-    C = ruda.asarray(a, device=gdev)
+    C = ruda.asarray(a, device=device)
     C[3:, 11:] = B[:-3, :-11]  # an assignment into a strided window
     c = a.copy()
     c[3:, 11:] = b[:-3, :-11]
@@ -80,16 +82,16 @@ def test_elementwise_many_chunks(small_limit, gdev, rng, dt):
     close(host(C), c, dt)
     for to in ("int8", "float32", "int64"):  # every width to a narrower and a wider one
         close(host(A[:, ::2].astype(to)), a[:, ::2].astype(to), to)
-    close(host(ruda.full(5001, a[0, 0], dtype=dt, device=gdev)), numpy.full(5001, a[0, 0]), dt)
+    close(host(ruda.full(5001, a[0, 0], dtype=dt, device=device)), numpy.full(5001, a[0, 0]), dt)
 
 
 @pytest.mark.parametrize("dt", WIDTHS)
-def test_reductions_many_chunks(small_limit, gdev, rng, dt):
+def test_reductions_many_chunks(small_limit, device, rng, dt):
     ctx = small_limit
     if ctx.missing_feature(numpy.dtype(dt)):
         pytest.skip(f"{dt} needs an adapter feature {ctx.name} lacks")
     a = data(rng, (23, 401), dt)
-    A = ruda.asarray(a, device=gdev)
+    A = ruda.asarray(a, device=device)
     for axis in (None, 0, 1):
         close(host(ruda.sum(A, axis=axis)), a.astype("f8").sum(axis=axis), dt)
         close(host(ruda.max(A, axis=axis)), a.max(axis=axis), dt)
@@ -108,37 +110,39 @@ def test_reductions_many_chunks(small_limit, gdev, rng, dt):
     close(got, numpy.cumulative_sum(a, axis=1, include_initial=True), dt)
     if dt != "bool":
         p = numpy.where(a == 0, 1, numpy.sign(a)).astype(dt)  # +-1: products stay exact
-        close(host(ruda.cumprod(ruda.asarray(p, device=gdev))), numpy.cumprod(p), dt)
+        close(host(ruda.cumprod(ruda.asarray(p, device=device))), numpy.cumprod(p), dt)
 
 
-def test_argmax_ties_and_nan_across_chunks(small_limit, gdev, rng):
+def test_argmax_ties_and_nan_across_chunks(small_limit, device, rng):
     a = rng.standard_normal(9000).astype("float32")
     a[[1500, 7000]] = 50.0  # a tie in two chunks: the first wins
-    A = ruda.asarray(a, device=gdev)
+    A = ruda.asarray(a, device=device)
     assert int(host(ruda.argmax(A))) == 1500
     a[[3000, 8000]] = numpy.nan  # NaN wins, the first one
-    A = ruda.asarray(a, device=gdev)
+    A = ruda.asarray(a, device=device)
     assert int(host(ruda.argmax(A))) == 3000 and int(host(ruda.argmin(A))) == 3000
 
 
-def test_arange_many_chunks(small_limit, gdev):
+def test_arange_many_chunks(small_limit, device):
     for dt, start, step in (("int32", -7, 3), ("int64", 5, -2), ("float32", 0.5, 0.25)):
-        got = host(ruda.arange(start, start + 9001 * step, step, dtype=dt, device=gdev))
+        got = host(ruda.arange(start, start + 9001 * step, step, dtype=dt, device=device))
         numpy.testing.assert_allclose(got, numpy.arange(9001, dtype="f8") * step + start)
 
 
 @pytest.mark.parametrize("dt", WIDTHS)
-def test_gather_many_windows(small_limit, gdev, rng, dt):
+def test_gather_many_windows(small_limit, device, rng, dt):
     """Integer indexing and take read a source larger than a binding window by window."""
     ctx = small_limit
     if ctx.missing_feature(numpy.dtype(dt)):
         pytest.skip(f"{dt} needs an adapter feature {ctx.name} lacks")
     a = data(rng, (40, 300), dt)
-    A = ruda.asarray(a, device=gdev)
+    A = ruda.asarray(a, device=device)
     flat = rng.integers(-a.size, a.size, 400)  # the index array itself fits a binding
     r = rng.integers(0, 40, 30)
-    R = ruda.asarray(r, device=gdev)
-    close(host(ruda.take(A.reshape(-1), ruda.asarray(flat, device=gdev))), a.reshape(-1)[flat], dt)
+    R = ruda.asarray(r, device=device)
+    close(
+        host(ruda.take(A.reshape(-1), ruda.asarray(flat, device=device))), a.reshape(-1)[flat], dt
+    )
     close(host(A[R]), a[r], dt)  # the output is larger than a binding too
     close(host(A[::-1, 5:200:3][R]), a[::-1, 5:200:3][r], dt)  # a strided, reversed source
     close(host(A.T[R[:10]]), a.T[r[:10]], dt)
@@ -146,50 +150,53 @@ def test_gather_many_windows(small_limit, gdev, rng, dt):
 
 
 @pytest.mark.parametrize("dt", ["int8", "float32", "float64"])
-def test_matmul_many_chunks(small_limit, gdev, rng, dt):
+def test_matmul_many_chunks(small_limit, device, rng, dt):
     """Products split by whichever dimension spans an oversized operand: M, N, K or a stack."""
     ctx = small_limit
     if ctx.missing_feature(numpy.dtype(dt)):
         pytest.skip(f"{dt} needs an adapter feature {ctx.name} lacks")
     a, c = data(rng, (24, 150), dt), data(rng, (3, 9, 24), dt)
-    A, C = ruda.asarray(a, device=gdev), ruda.asarray(c, device=gdev)
+    A, C = ruda.asarray(a, device=device), ruda.asarray(c, device=device)
     close(host(A @ A[:20].T), a @ a[:20].T, dt)  # M and N
     close(host(A[:, :9].T @ A[:, 5:40]), a[:, :9].T @ a[:, 5:40], dt)  # transposed, strided
     close(host(C @ A[:, :7]), c @ a[:, :7], dt)  # a stack, a broadcast operand
     v = data(rng, 3001, dt)
-    close(host(ruda.asarray(v, device=gdev) @ ruda.asarray(v, device=gdev)), v @ v, dt)  # K
-    y = ruda.empty((24, 20), dtype=dt, device=gdev)
+    close(host(ruda.asarray(v, device=device) @ ruda.asarray(v, device=device)), v @ v, dt)  # K
+    y = ruda.empty((24, 20), dtype=dt, device=device)
     ruda.matmul(A, A[:20].T, out=y)
     close(host(y), a @ a[:20].T, dt)
 
 
-def test_buffer_over_max_buffer_size(ctx, gdev):
+def test_buffer_over_max_buffer_size(ctx, device):
     limit = ctx.limits.get("max-buffer-size", 1 << 31)
     with pytest.raises(MemoryError, match=rf"{ctx.name}.*\({limit} bytes\)"):
-        ruda.empty(limit // 4 + 64, dtype=ruda.float32, device=gdev)
+        ruda.empty(limit // 4 + 64, dtype=ruda.float32, device=device)
 
 
 # -- over lavapipe's (or any adapter's) real binding limit ---------------------------------------
 @pytest.fixture(scope="module")
-def big():
-    """(device, NumPy arrays, device arrays) of N float32 each, made once for this module."""
-    from ruda._backends import probe
+def big_arrays() -> dict:
+    """The arrays of ``big`` per device, kept for this module (freed after it)."""
+    made: dict = {}
+    yield made
+    made.clear()
 
-    reason = probe("wgpu")
-    if reason is not None:
-        pytest.skip(f"wgpu backend unavailable: {reason}")
-    from ruda._backends.wgpu.context import context
 
-    if N * 4 <= context(0).max_binding:
+@pytest.fixture
+def big(device, ctx, big_arrays):
+    """(device, NumPy arrays, device arrays) of N float32 each, made once per device."""
+    if N * 4 <= ctx.max_binding:
         pytest.skip("this adapter binds the whole test array: nothing to split")
-    seed = int.from_bytes(os.urandom(4), "little")
-    print(f"big arrays seed {seed}")
-    rng = numpy.random.default_rng(seed)
-    a = rng.integers(-2, 3, N).astype("float32")  # integer-valued: exact sums
-    b = rng.standard_normal(N, dtype="float32")
-    b[N - 1000], b[N - 3000] = 9.0, -9.0  # extremes past the first binding's worth
-    dev = ruda.Device("wgpu:0")
-    yield dev, a, b, ruda.asarray(a, device=dev), ruda.asarray(b, device=dev)
+    if device not in big_arrays:
+        seed = int.from_bytes(os.urandom(4), "little")
+        print(f"big arrays seed {seed}")
+        rng = numpy.random.default_rng(seed)
+        a = rng.integers(-2, 3, N).astype("float32")  # integer-valued: exact sums
+        b = rng.standard_normal(N, dtype="float32")
+        b[N - 1000], b[N - 3000] = 9.0, -9.0  # extremes past the first binding's worth
+        arrays = (ruda.asarray(a, device=device), ruda.asarray(b, device=device))
+        big_arrays[device] = (device, a, b, *arrays)
+    return big_arrays[device]
 
 
 def test_big_add(big):

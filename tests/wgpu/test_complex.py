@@ -1,7 +1,7 @@
-"""complex64/complex128 on wgpu: the shared tests of ``tests/gpu/complex.py`` and WebGPU's
-own: complex128 needs the adapter feature shader-f64 (a clear error names device and feature).
-Elementwise functions on complex run in ``test_elementwise_ops.py``, reductions and scans in
-``test_reductions.py``."""
+"""complex64/complex128 on wgpu, WebGPU's own cases: complex128 needs the adapter feature
+shader-f64 (a clear error names device and feature). The shared tests are in
+``tests/gpu/test_complex.py``, elementwise functions on complex in
+``tests/gpu/test_elementwise.py``, reductions and scans in ``tests/gpu/test_reductions.py``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import numpy
 import pytest
 
 import ruda
-from tests.gpu.complex import *  # noqa: F403  (the shared tests, collected here)
+
+pytestmark = pytest.mark.devices("wgpu")
 
 
 def test_complex128_needs_shader_f64(ctx, monkeypatch) -> None:
@@ -21,9 +22,11 @@ def test_complex128_needs_shader_f64(ctx, monkeypatch) -> None:
     assert ctx.missing_feature(numpy.complex128) == "shader-f64"
 
 
-def test_complex128_upload_error_names_the_device(gdev, ctx, monkeypatch) -> None:
+def test_complex128_upload_error_names_the_device(device, ctx, monkeypatch) -> None:
     monkeypatch.setattr(ctx, "features", ctx.features - {"shader-f64"})
     with pytest.raises(TypeError, match=f"ruda.asarray: dtype complex128 needs .*{ctx.name}"):
-        ruda.asarray(numpy.ones(3, numpy.complex128), device=gdev)
+        ruda.asarray(numpy.ones(3, numpy.complex128), device=device)
     info = ruda.__array_namespace_info__()
-    assert "complex128" not in info.dtypes(device=gdev) and "complex64" in info.dtypes(device=gdev)
+    assert "complex128" not in info.dtypes(device=device) and "complex64" in info.dtypes(
+        device=device
+    )

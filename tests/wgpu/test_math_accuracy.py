@@ -17,7 +17,10 @@ import numpy
 import pytest
 
 import ruda
-from ruda._kernels import ir, wgsl
+from ruda._kernels import ir
+from ruda._kernels.render import wgsl
+
+pytestmark = pytest.mark.devices("wgpu")
 
 UNARY = ["sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh",
          "atanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "cbrt"]  # fmt: skip
@@ -62,7 +65,7 @@ def _samples(dtype: str, rng: numpy.random.Generator, n: int) -> numpy.ndarray:
     return numpy.concatenate(parts).astype(dtype)
 
 
-def _run(name: str, args: list[numpy.ndarray], wdev) -> tuple[numpy.ndarray, numpy.ndarray]:
+def _run(name: str, args: list[numpy.ndarray], device) -> tuple[numpy.ndarray, numpy.ndarray]:
     np_name = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh",
                "acosh": "arccosh", "atanh": "arctanh", "atan2": "arctan2",
                "pow": "power"}.get(name, name)  # fmt: skip
@@ -72,19 +75,19 @@ def _run(name: str, args: list[numpy.ndarray], wdev) -> tuple[numpy.ndarray, num
             want = numpy.asarray(getattr(ruda, name)(*[ruda.asarray(a) for a in args]))
         else:
             want = getattr(numpy, np_name)(*args)
-    got = getattr(ruda, name)(*[ruda.asarray(a, device=wdev) for a in args])
+    got = getattr(ruda, name)(*[ruda.asarray(a, device=device) for a in args])
     return numpy.asarray(got.to_device("cpu")), want
 
 
-def _needs(wdev, dtype: str) -> None:
-    if dtype not in {d.name for d in wdev.backend.supported_dtypes()}:
-        pytest.skip(f"{wdev} does not support {dtype}")
+def _needs(device, dtype: str) -> None:
+    if dtype not in {d.name for d in device.backend.supported_dtypes()}:
+        pytest.skip(f"{device} does not support {dtype}")
 
 
-def _f64_math(wdev) -> bool:
+def _f64_math(device) -> bool:
     from ruda._backends.wgpu.context import context
 
-    return {"shader-f64", "shader-int64"} <= set(context(wdev.index).features)
+    return {"shader-f64", "shader-int64"} <= set(context(device.index).features)
 
 
 def _check(name: str, dtype: str, args, got, want) -> None:
@@ -103,20 +106,20 @@ def _check(name: str, dtype: str, args, got, want) -> None:
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("name", UNARY)
-def test_unary_ulps(name: str, dtype: str, wdev, rng) -> None:
-    _needs(wdev, dtype)
-    if dtype == "float32" and not _f64_math(wdev) and name not in wgsl.IR_MATH[ir.F32]:
+def test_unary_ulps(name: str, dtype: str, device, rng) -> None:
+    _needs(device, dtype)
+    if dtype == "float32" and not _f64_math(device) and name not in wgsl.IR_MATH[ir.F32]:
         pytest.skip(f"f32 {name} is the driver's builtin on a device without shader-f64")
     x = _samples(dtype, rng, 4000)
-    got, want = _run(name, [x], wdev)
+    got, want = _run(name, [x], device)
     _check(name, dtype, [x], got, want)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("name", BINARY)
-def test_binary_ulps(name: str, dtype: str, wdev, rng) -> None:
-    _needs(wdev, dtype)
-    if dtype == "float32" and name == "pow" and not _f64_math(wdev):
+def test_binary_ulps(name: str, dtype: str, device, rng) -> None:
+    _needs(device, dtype)
+    if dtype == "float32" and name == "pow" and not _f64_math(device):
         pytest.skip("f32 pow uses the driver's exp2/log2 on a device without shader-f64")
     e = _samples(dtype, rng, 0)
     a, b = (v.ravel() for v in numpy.meshgrid(e, e))
@@ -129,7 +132,7 @@ def test_binary_ulps(name: str, dtype: str, wdev, rng) -> None:
         x[::7] = -x[::7]
         y[::7] = numpy.round(y[::7])
     args = [numpy.concatenate([a, x]).astype(dtype), numpy.concatenate([b, y]).astype(dtype)]
-    got, want = _run(name, args, wdev)
+    got, want = _run(name, args, device)
     _check(name, dtype, args, got, want)
 
 
@@ -149,10 +152,10 @@ def _pi(bits: int = 1400) -> Fraction:
     return Fraction(4 * (4 * arctan_inv(5) - arctan_inv(239)), 1 << bits)
 
 
-def test_trig_huge_arguments(wdev) -> None:
+def test_trig_huge_arguments(device) -> None:
     """Payne-Hanek reduction: sin/cos/tan of huge doubles, against an exact reduction (NumPy's
     own cos(6381956970095103 * 2**797) is 7 ulp off the true -4.6871659242546278e-19)."""
-    _needs(wdev, "float64")
+    _needs(device, "float64")
     x = numpy.array([1e22, 2.0**1023, 1.7976931348623157e308, 6381956970095103 * 2.0**797,
                      5e15, -3e300, 1647099.3291652855, 1647100.0, -2.0**60])  # fmt: skip
     pi = _pi()
@@ -166,18 +169,18 @@ def test_trig_huge_arguments(wdev) -> None:
         ref["cos"].append([c, -s, -c, s][n % 4])
         ref["tan"].append(math.tan(y) if n % 2 == 0 else -1 / math.tan(y))
     for name in ("sin", "cos", "tan"):
-        got, _ = _run(name, [x], wdev)
+        got, _ = _run(name, [x], device)
         _check(name, "float64", [x], got, numpy.array(ref[name]))
 
 
-def test_atan2_special_cases(wdev) -> None:
+def test_atan2_special_cases(device) -> None:
     """C99 / the standard: atan2(+-0, +-0), atan2(+-0, -x), inf pairs: exact, signs included."""
-    _needs(wdev, "float64")
+    _needs(device, "float64")
     for dtype in ("float64", "float32"):
         v = numpy.array([0.0, -0.0, 1.0, -1.0, numpy.inf, -numpy.inf, numpy.nan], dtype)
         y, x = (a.ravel() for a in numpy.meshgrid(v, v))
         keep = ~(numpy.isfinite(y) & numpy.isfinite(x) & (y != 0) & (x != 0))  # special pairs
         y, x = y[keep], x[keep]
-        got, want = _run("atan2", [y, x], wdev)
+        got, want = _run("atan2", [y, x], device)
         assert numpy.array_equal(got, want, equal_nan=True), (y, x, got, want)
         assert numpy.array_equal(numpy.signbit(got), numpy.signbit(want))

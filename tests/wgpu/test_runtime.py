@@ -9,12 +9,12 @@ import pytest
 import ruda
 from ruda._array import _wrap
 from ruda._backends.wgpu import launcher as wl
-from tests.gpu.runtime import *  # noqa: F403  (the shared tests, collected here)
-from tests.gpu.runtime import host, put
+from tests.gpu.test_runtime import host, put
 from tests.helpers import assert_close
 
+pytestmark = pytest.mark.devices("wgpu")
+
 NARROW = ["uint8", "int8", "int16", "uint16", "bool", "float16"]
-GPU_DTYPES = ["float32", "float64", "int32", "int64", "uint64", *NARROW]
 
 
 # -- registration ---------------------------------------------------------------------------
@@ -30,7 +30,7 @@ def test_on_by_default_without_any_switch(monkeypatch) -> None:
         assert reason is not None and "adapter" in reason
 
 
-def test_devices_one_per_adapter(wdev) -> None:
+def test_devices_one_per_adapter(device) -> None:
     from ruda._backends.wgpu.context import adapters, context
 
     found = adapters()
@@ -42,7 +42,7 @@ def test_devices_one_per_adapter(wdev) -> None:
         context(len(found))
 
 
-def test_adapters_on_the_targeted_graphics_apis(wdev) -> None:
+def test_adapters_on_the_targeted_graphics_apis(device) -> None:
     import os
     import subprocess
     import sys
@@ -63,19 +63,19 @@ def test_adapters_on_the_targeted_graphics_apis(wdev) -> None:
         assert out.strip() == str(sorted(set(chosen) & every))
 
 
-def test_unimplemented_ops_say_so(wdev) -> None:
+def test_unimplemented_ops_say_so(device) -> None:
     from ruda._dispatch import lookup
 
     # an op the backend lacks: the dispatch table says so, naming the op and the kind (a made-up
     # name, as wgpu's coverage keeps growing: linalg.eig was the last real one)
     with pytest.raises(NotImplementedError, match=r"ruda\.no_such_op .*'wgpu'"):
-        lookup("no_such_op", wdev)
+        lookup("no_such_op", device)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int64", *NARROW])
-def test_views_share_the_buffer_and_read_back(dtype: str, wdev, rng) -> None:
+def test_views_share_the_buffer_and_read_back(dtype: str, device, rng) -> None:
     a = (rng.standard_normal((6, 9)) * 100).astype(dtype)
-    d = put(a, wdev)._data
+    d = put(a, device)._data
     for key in [(slice(1, 5), slice(None, None, 2)), (3,), (slice(None, None, -1), 4),
                 (Ellipsis, None, slice(2, 3)), (2, 7), (slice(3, 3),)]:  # fmt: skip
         v = d[key]
@@ -97,13 +97,13 @@ def test_views_share_the_buffer_and_read_back(dtype: str, wdev, rng) -> None:
         d[1, 2, 3]
 
 
-def test_attributes_like_numpy(wdev, rng) -> None:
+def test_attributes_like_numpy(device, rng) -> None:
     a = rng.standard_normal((3, 4, 5)).astype("float32")
-    d = put(a, wdev)._data
+    d = put(a, device)._data
     for attr in ("shape", "ndim", "size", "itemsize", "nbytes", "strides"):
         assert getattr(d, attr) == getattr(a, attr), attr
     assert d.dtype == a.dtype and isinstance(d.dtype, numpy.dtype)
-    x = put(a, wdev)
+    x = put(a, device)
     assert x.T.shape == (5, 4, 3)
     numpy.testing.assert_array_equal(host(x.T), a.T)
 
@@ -111,17 +111,17 @@ def test_attributes_like_numpy(wdev, rng) -> None:
 # -- creation, casts, copies ----------------------------------------------------------------------
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "uint8", "bool",
                                    "float16", "int16"])  # fmt: skip
-def test_full_zeros_ones(dtype: str, wdev) -> None:
+def test_full_zeros_ones(dtype: str, device) -> None:
     for fn, val in ((ruda.zeros, 0), (ruda.ones, 1)):
-        x = fn((3, 5), dtype=dtype, device=wdev)
+        x = fn((3, 5), dtype=dtype, device=device)
         numpy.testing.assert_array_equal(host(x), numpy.full((3, 5), val, dtype))
     v = True if dtype == "bool" else 7
-    x = ruda.full((7,), v, dtype=dtype, device=wdev)
+    x = ruda.full((7,), v, dtype=dtype, device=device)
     numpy.testing.assert_array_equal(host(x), numpy.full(7, v, dtype))
-    assert ruda.empty((2, 3), dtype=dtype, device=wdev).shape == (2, 3)
+    assert ruda.empty((2, 3), dtype=dtype, device=device).shape == (2, 3)
 
 
-def test_creation_targets_the_named_device(wdev, monkeypatch) -> None:
+def test_creation_targets_the_named_device(device, monkeypatch) -> None:
     """device= reaches the backend as the Device itself (so wgpu:1 is not wgpu:0)."""
     from ruda._backends.wgpu import ops
 
@@ -134,18 +134,18 @@ def test_creation_targets_the_named_device(wdev, monkeypatch) -> None:
 
     monkeypatch.setattr(ops.OPS, "context_for", spy)  # the creation methods look it up on OPS
     calls = [
-        lambda: ruda.zeros(4, "float32", device=wdev),
-        lambda: ruda.ones((2, 2), dtype="int32", device=wdev),
-        lambda: ruda.empty(3, "float32", device=wdev),
-        lambda: ruda.full(3, 2.5, dtype="float32", device=wdev),
-        lambda: ruda.arange(5, device=wdev),
-        lambda: ruda.zeros_like(ruda.zeros(2, "float32"), device=wdev),  # from the cpu
+        lambda: ruda.zeros(4, "float32", device=device),
+        lambda: ruda.ones((2, 2), dtype="int32", device=device),
+        lambda: ruda.empty(3, "float32", device=device),
+        lambda: ruda.full(3, 2.5, dtype="float32", device=device),
+        lambda: ruda.arange(5, device=device),
+        lambda: ruda.zeros_like(ruda.zeros(2, "float32"), device=device),  # from the cpu
     ]
     for make in calls:
         seen.clear()
         x = make()
-        assert x.device == wdev
-        assert seen and all(d is wdev for d in seen), seen
+        assert x.device == device
+        assert seen and all(d is device for d in seen), seen
 
 
 @pytest.mark.parametrize(
@@ -154,27 +154,28 @@ def test_creation_targets_the_named_device(wdev, monkeypatch) -> None:
 @pytest.mark.parametrize(
     "dst", ["float32", "float64", "int32", "int64", "uint8", "bool", "float16"]
 )
-def test_astype(src: str, dst: str, wdev, rng) -> None:
+def test_astype(src: str, dst: str, device, rng) -> None:
     a = numpy.concatenate([rng.standard_normal(61) * 50, [0.0, -0.0, 1.0, -1.0, 0.5]])
     if numpy.dtype(src).kind in "ui" or numpy.dtype(dst).kind in "ui":
         a = numpy.abs(a) % 100  # conversions that overflow are undefined in C and WGSL alike
     a = a.astype(src)
     e = a.astype(dst)
-    x = put(a, wdev)
+    x = put(a, device)
     got = ruda.astype(x, dst)
     assert got.dtype == ruda.dtype(dst)
     numpy.testing.assert_array_equal(host(got), e)
-    s = put(a.reshape(6, 11), wdev)._data.T[::2]  # strided source
+    s = put(a.reshape(6, 11), device)._data.T[::2]  # strided source
     numpy.testing.assert_array_equal(
-        _wrap(s.astype(dst), wdev).to_device("cpu").__array__(), a.reshape(6, 11).T[::2].astype(dst)
+        _wrap(s.astype(dst), device).to_device("cpu").__array__(),
+        a.reshape(6, 11).T[::2].astype(dst),
     )
 
 
 # -- allocator and pool ---------------------------------------------------------------------------
-def test_pool_reuses_buffers(ctx, wdev, rng) -> None:
+def test_pool_reuses_buffers(ctx, device, rng) -> None:
     pool = ctx.allocator.pool
     a = rng.standard_normal(1000).astype("float32")
-    x = put(a, wdev)
+    x = put(a, device)
     for _ in range(3):  # warm the size classes used below
         y = (x + 1) * 2
     del y
@@ -183,7 +184,7 @@ def test_pool_reuses_buffers(ctx, wdev, rng) -> None:
         y = (x + 1) * 2
     assert pool.created == created, "temporaries should come from the pool"
     assert pool.reused > 0
-    assert_close(y, (a + 1) * 2, device=wdev)
+    assert_close(y, (a + 1) * 2, device=device)
 
 
 def test_size_classes() -> None:
@@ -196,26 +197,27 @@ def test_size_classes() -> None:
 
 
 # -- compiler ------------------------------------------------------------------------------------
-def test_pipelines_are_cached(ctx, wdev, rng) -> None:
+def test_pipelines_are_cached(ctx, device, rng) -> None:
     comp = ctx.compiler
-    x = put(rng.standard_normal((4, 5)).astype("float32"), wdev)
-    y = put(rng.standard_normal((5, 4)).astype("float32"), wdev)
-    half = _wrap(x._data[::2], wdev)  # a strided view (native slicing)
+    x = put(rng.standard_normal((4, 5)).astype("float32"), device)
+    y = put(rng.standard_normal((5, 4)).astype("float32"), device)
+    half = _wrap(x._data[::2], device)  # a strided view (native slicing)
     (x + x, x.T + y, half * 3.0)
     n = comp.compiled
     for _ in range(5):
         (x + x, x.T + y, half * 3.0)
-    z = put(rng.standard_normal((7, 3)).astype("float32"), wdev)
+    z = put(rng.standard_normal((7, 3)).astype("float32"), device)
     z.T + z.T  # another shape of a rank seen before: the same strided program
     assert comp.compiled == n
 
 
 @pytest.mark.parametrize("checks", ["on", "off"])
-def test_shader_modules_with_and_without_wgpu_checks(checks, ctx, wdev, rng, monkeypatch) -> None:
+def test_shader_modules_with_and_without_wgpu_checks(checks, ctx, device, rng, monkeypatch) -> None:
     """``RUDA_WGPU_CHECKS`` picks wgpu's checked modules or trusted ones (the default); ruda's
     kernels (tiled and thin matmul, edges past whole tiles) give NumPy's results either way."""
-    from ruda._backends.wgpu import shader
-    from ruda._kernels import ir, matmul, timing
+    from ruda._backends.wgpu import shader, timing
+    from ruda._kernels import ir
+    from ruda._kernels.matmul import gemm as matmul
 
     monkeypatch.setenv("RUDA_WGPU_CHECKS", checks)
     assert shader.checks() is (checks == "on")
@@ -229,10 +231,11 @@ def test_shader_modules_with_and_without_wgpu_checks(checks, ctx, wdev, rng, mon
                                       atol=1e-4)  # fmt: skip
 
 
-def test_shader_modules_without_the_trusted_api(ctx, wdev, rng, monkeypatch) -> None:
+def test_shader_modules_without_the_trusted_api(ctx, device, rng, monkeypatch) -> None:
     """A wgpu-py without trusted modules: checked ones, a warning once, the same results."""
-    from ruda._backends.wgpu import shader
-    from ruda._kernels import ir, matmul, timing
+    from ruda._backends.wgpu import shader, timing
+    from ruda._kernels import ir
+    from ruda._kernels.matmul import gemm as matmul
 
     monkeypatch.delenv("RUDA_WGPU_CHECKS", raising=False)
     assert shader._trusted_api() is not None  # this environment's wgpu-py has them
@@ -288,10 +291,10 @@ def _ramp_submits(dispatches: int, first: int, cap: int) -> int:
     return submits
 
 
-def test_batching_many_dispatches_one_read(ctx, wdev, rng) -> None:
+def test_batching_many_dispatches_one_read(ctx, device, rng) -> None:
     launcher = ctx.launcher
     a = rng.standard_normal(4097).astype("float32")
-    x = put(a, wdev)
+    x = put(a, device)
     host(x)  # the host waits: the next batch starts small
     submits, dispatches = launcher.submits, launcher.dispatches
     y = x
@@ -310,11 +313,11 @@ def test_batching_many_dispatches_one_read(ctx, wdev, rng) -> None:
 
 
 @pytest.mark.parametrize("cap", [8, None])
-def test_batch_limit_flushes(cap, ctx, wdev, rng, monkeypatch) -> None:
+def test_batch_limit_flushes(cap, ctx, device, rng, monkeypatch) -> None:
     launcher = ctx.launcher
     if cap is not None:
         monkeypatch.setattr(launcher, "batch_limit", cap)
-    x = put(rng.standard_normal(64).astype("float32"), wdev)
+    x = put(rng.standard_normal(64).astype("float32"), device)
     host(x)
     before, dispatches = launcher.submits, launcher.dispatches
     y = x
@@ -324,21 +327,21 @@ def test_batch_limit_flushes(cap, ctx, wdev, rng, monkeypatch) -> None:
     n = launcher.dispatches - dispatches
     assert n == steps
     assert launcher.submits - before == _ramp_submits(n, wl.FIRST_BATCH, launcher.batch_limit)
-    assert_close(y, host(x) + numpy.float32(steps), device=wdev)
+    assert_close(y, host(x) + numpy.float32(steps), device=device)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "complex128"])
-def test_element_assignments_batch_into_one_dispatch(dtype, ctx, wdev, rng) -> None:
+def test_element_assignments_batch_into_one_dispatch(dtype, ctx, device, rng) -> None:
     """``a[i, i] = v`` in a loop (scikit-learn's ``_fill_diagonal``) queues word copies: one
     scatter dispatch for the loop, later assignments to an element winning, in order with
     the work before and after it."""
     launcher = ctx.launcher
     if ctx.missing_feature(numpy.dtype(dtype)):
-        pytest.skip(f"{wdev} lacks {dtype}")
+        pytest.skip(f"{device} lacks {dtype}")
     a = (rng.standard_normal((40, 40)) * 10).astype(dtype)
     v = numpy.asarray(3.25 - 1j if "complex" in dtype else 7, dtype)
     w = (v * 2 + 1).astype(dtype)
-    x, dv, dw = put(a, wdev), put(v, wdev), put(w, wdev)
+    x, dv, dw = put(a, device), put(v, device), put(w, device)
     x = x + 1  # pending work that the assignments must follow
     e = a + 1
     launcher.flush()
@@ -356,11 +359,11 @@ def test_element_assignments_batch_into_one_dispatch(dtype, ctx, wdev, rng) -> N
     numpy.testing.assert_array_equal(host(y), e * 2)
 
 
-def test_element_assignments_between_arrays_keep_order(ctx, wdev, rng) -> None:
+def test_element_assignments_between_arrays_keep_order(ctx, device, rng) -> None:
     """An array read by queued copies and then written (or the reverse) keeps program order."""
     a = rng.standard_normal((6, 6)).astype("float32")
     b = rng.standard_normal(6).astype("float32")
-    x, y = put(a, wdev), put(b, wdev)
+    x, y = put(a, device), put(b, device)
     xa, yb = a.copy(), b.copy()
     for i in range(6):
         x[i, i] = y[i]  # reads y's element i
@@ -369,18 +372,18 @@ def test_element_assignments_between_arrays_keep_order(ctx, wdev, rng) -> None:
         yb[(i + 1) % 6] = xa[0, i]
     numpy.testing.assert_array_equal(host(x), xa)
     numpy.testing.assert_array_equal(host(y), yb)
-    z = put(b, wdev)
+    z = put(b, device)
     z[0,] = y[3]  # queued: reads y's element 3 ...
-    y[3,] = put(numpy.float32(9.5), wdev)  # ... which is written after it
+    y[3,] = put(numpy.float32(9.5), device)  # ... which is written after it
     zb = b.copy()
     zb[0], yb[3] = yb[3], 9.5
     del y  # the queued copies keep y's buffer out of the pool until they are recorded
-    t = put(numpy.zeros(6, "float32") + 4, wdev)
+    t = put(numpy.zeros(6, "float32") + 4, device)
     numpy.testing.assert_array_equal(host(z), zb)
     numpy.testing.assert_array_equal(host(t), numpy.zeros(6, "float32") + 4)
 
 
-def test_two_dimensional_grid(ctx, wdev) -> None:
+def test_two_dimensional_grid(ctx, device) -> None:
     from ruda._backends.wgpu.compiler import Program  # noqa: F401
 
     class P:
@@ -389,24 +392,24 @@ def test_two_dimensional_grid(ctx, wdev) -> None:
     assert ctx.launcher.grid(P, 256 * 65535) == (65535, 1)
     assert ctx.launcher.grid(P, 256 * 65535 + 1) == (65535, 2)
     n = 256 * 65535 + 300  # past the per-dimension cap: the y dimension is used
-    x = ruda.full((n,), 2.0, dtype="float32", device=wdev)
+    x = ruda.full((n,), 2.0, dtype="float32", device=device)
     y = x + x
     h = host(y)
     assert h.shape == (n,) and (h == 4.0).all()
 
 
 # -- errors ----------------------------------------------------------------------------------------
-def test_missing_feature_errors(ctx, wdev, monkeypatch) -> None:
+def test_missing_feature_errors(ctx, device, monkeypatch) -> None:
     from ruda._backends.wgpu.context import FeatureError
     from ruda._kernels import ir
 
     monkeypatch.setattr(ctx, "features", frozenset(ctx.features - {"shader-f64"}))
     with pytest.raises(TypeError, match=r"wgpu:0.*|shader-f64") as info:
-        ruda.asarray(numpy.ones(3), device=wdev)
+        ruda.asarray(numpy.ones(3), device=device)
     assert "shader-f64" in str(info.value) and "wgpu:0" in str(info.value)
-    dts = ruda.__array_namespace_info__().dtypes(device=wdev)
+    dts = ruda.__array_namespace_info__().dtypes(device=device)
     assert "float64" not in dts and "float32" in dts
-    x = ruda.asarray(numpy.ones(3, "float32"), device=wdev)
+    x = ruda.asarray(numpy.ones(3, "float32"), device=device)
     with pytest.raises(TypeError, match="shader-f64"):
         ruda.astype(x, ruda.float64)
     k = ir.Kernel(
@@ -416,9 +419,9 @@ def test_missing_feature_errors(ctx, wdev, monkeypatch) -> None:
         ctx.compiler.program(k)
 
 
-def test_cross_device_mixing(wdev, rng) -> None:
+def test_cross_device_mixing(device, rng) -> None:
     a = rng.standard_normal(5).astype("float32")
-    x, c = put(a, wdev), put(a, "cpu")
+    x, c = put(a, device), put(a, "cpu")
     with pytest.raises(ValueError, match="different devices"):
         x + c
     with pytest.raises(TypeError, match="host data"):

@@ -169,3 +169,9 @@ def sign(x: Any, out: Any = None, **kw: Any) -> np.ndarray:
     if not fix.any():
         return r
     return _finish(r, fixed.astype(r.dtype, copy=False), fix, out)
+
+
+@register("round_decimals", "cpu")
+def round_decimals(x: Any, decimals: int = 0, out: Any = None) -> np.ndarray:
+    """``round(x, decimals, out=)``: NumPy's own (the GPUs' is a composition, ``ruda._compose``)."""
+    return np.round(x, decimals, out=out)

@@ -14,7 +14,6 @@ import pkgutil
 from collections.abc import Callable
 from typing import Any
 
-from ..base import Backend, DeviceUnavailableError
 from ..gpu.backend import GpuBackend
 
 
@@ -60,11 +59,6 @@ class CudaBackend(GpuBackend):
     def elementwise(self, entry: Any) -> Callable[..., Any]:
         return self._ops.make_elementwise(entry)
 
-    def native_type(self) -> type:
-        from .array import CudaArray
-
-        return CudaArray
-
     def supported_dtypes(self) -> tuple[Any, ...]:
         """The standard's dtypes the kernels handle: all of them."""
         from ... import _dtypes as dt
@@ -90,10 +84,3 @@ class CudaBackend(GpuBackend):
         from .array import CudaArray
 
         return CudaArray.from_dlpack(self.ctx, obj, copy=copy)
-
-
-def make_backend() -> Backend:
-    reason = unavailable_reason()
-    if reason is not None:
-        raise DeviceUnavailableError(f"ruda: device 'cuda' is unavailable: {reason}")
-    return CudaBackend()

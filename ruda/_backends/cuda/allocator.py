@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import base
 from ..gpu.host import host_view, upload_source
 
 
@@ -25,7 +26,7 @@ def _host_ptr(a: np.ndarray) -> ctypes.c_void_p:
     return a.ctypes.data_as(ctypes.c_void_p)
 
 
-class Allocator:
+class Allocator(base.DeviceAllocator):
     """alloc / empty / from_host / to_host for one device."""
 
     def __init__(self, ctx: Any) -> None:
@@ -80,7 +81,7 @@ class Allocator:
 
     def empty_cache(self) -> None:
         """The fast path's cached small blocks, then the pool's free blocks, back to CUDA."""
-        from .dispatch import _cuda_fast
+        from .driver import _cuda_fast
 
         if _cuda_fast is not None:
             _cuda_fast.cache_clear()

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..gpu.strided import StridedArray, c_strides, raise_readonly, span
+from .driver import _cuda_fast, driver
 
 
 class CudaArray(StridedArray):
@@ -118,13 +119,15 @@ _ASSIGN: list[Any] = [None]
 
 
 def _assigner() -> Any:
-    from . import dispatch
-
-    if dispatch._cuda_fast is None:  # not built: the Python path (a copy_span per element)
+    if _cuda_fast is None:  # not built: the Python path (a copy_span per element)
         _ASSIGN[0] = lambda *args: False
     else:
-        _ASSIGN[0] = functools.partial(dispatch._cuda_fast.assign_element, dispatch.driver())
+        _ASSIGN[0] = functools.partial(_cuda_fast.assign_element, driver())
     return _ASSIGN[0]
+
+
+if _cuda_fast is not None:
+    _cuda_fast.init(CudaArray)  # the slots the C fast path reads and fills
 
 
 __all__ = ["CudaArray", "span"]

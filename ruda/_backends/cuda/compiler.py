@@ -22,10 +22,11 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from ..._kernels import cuda as cuda_renderer
 from ..._kernels import ir
-from ..._kernels.fpstatus import has_status
+from ..._kernels.math.fpstatus import has_status
+from ..._kernels.render import cuda as cuda_renderer
 from ..._version import __version__
+from .. import base
 from .fpstatus import cuda_status
 
 # --fmad=false: no contraction of a*b+c into fma, so results round as NumPy's do.
@@ -201,8 +202,10 @@ class Program:
         return f"<cuda program {self.name}>"
 
 
-class Compiler:
+class Compiler(base.Compiler):
     """Kernel -> Program for one device; nothing is compiled twice, on disk or in memory."""
+
+    prefetches = True  # NVRTC compiles on background threads
 
     def __init__(self, ctx: Any) -> None:
         self.ctx = ctx
@@ -213,9 +216,6 @@ class Compiler:
         self.last_seconds = 0.0  # time of the last render + lookup/compile + load
         self._pending: dict[str, Future] = {}  # source -> its NVRTC compile on a thread
         self._pool: ThreadPoolExecutor | None = None
-
-    def compile(self, key: Any) -> Program:
-        return self.program(key)
 
     def program(self, kernel: ir.Kernel) -> Program:
         hit = self._by_kernel.get(id(kernel))

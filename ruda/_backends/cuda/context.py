@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import base
 from ..gpu.backend import Contexts
 
 # The dtypes the kernels render: all 13 of the standard's, float16 and bfloat16.
@@ -19,7 +20,7 @@ SUPPORTED = frozenset("bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 fl
                       "float32 float64 complex64 complex128".split())  # fmt: skip
 
 
-class Context:
+class Context(base.DeviceContext):
     """One device's CuPy handle, compute capability, allocator, compiler and launcher."""
 
     def __init__(self, index: int, count: int) -> None:
@@ -45,6 +46,19 @@ class Context:
 
     def __repr__(self) -> str:
         return f"<cuda context {self.name}: {self.description} (sm_{self.arch})>"
+
+    def tune_target(self) -> Any:
+        """The autotuner's description of this device (``tune.Target``)."""
+        from ..._kernels.tune import engine as tune
+
+        return tune.Target.from_cupy(self.index)
+
+    def tune_runner(self, ops: Any) -> Any:
+        """What a search in mode ``on`` times candidates with: the backend's own launches,
+        timed with CUDA events."""
+        from ..gpu.tuning import PlanRunner
+
+        return PlanRunner(ops, self)
 
     def synchronize(self) -> None:
         """Wait until every stream of the device has finished its work (``Device.synchronize``:

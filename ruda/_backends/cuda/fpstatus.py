@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..gpu.fpstatus import Status
-from .dispatch import _cuda_fast
+from .driver import _cuda_fast
 
 
 class _CudaStatus(Status):

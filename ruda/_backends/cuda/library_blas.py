@@ -1,7 +1,7 @@
 """Matrix products on cuda through cuBLAS: matmul, vecdot, tensordot.
 
 cuBLAS multiplies floating-point and complex numbers; integer and bool matmul goes to the tiled
-kernel of ``ruda._kernels.matmul`` (``library_products``: exact, wrapping around as NumPy's
+kernel of ``ruda._kernels.matmul.gemm`` (``CudaProducts``, here: exact, wrapping around as NumPy's
 integer products do), and integer vecdot is a multiply and ruda's sum. cuBLAS is a candidate of
 the tuner's ``matmul`` family on cuda and its default for the dtypes it multiplies: a stored
 decision naming a tiled variant for a product's key makes matmul launch that variant instead.
@@ -28,15 +28,18 @@ import numpy as np
 
 from ... import _dtypes as dt
 from ..._dtypes import kind_of
-from ..._kernels import ir, tune
-from ..._kernels import matmul as km
+from ..._kernels import ir
+from ..._kernels.matmul import gemm as km
+from ..._kernels.tune import engine as tune
 from ..._ops import OPS
 from ..._promotion import promote
 from ..gpu import tuning
 from ..gpu.matmul import Products, _matrix_strides
+from ..gpu.matmul import result_dtype as products_result_dtype
 from ..gpu.strided import span
 from . import ops as _ops
 from .array import CudaArray
+from .reductions import REDUCTIONS
 
 # cudaDataType and cublasComputeType_t values (library_types.h, cublas_api.h).
 _CUDA_TYPE = {
@@ -330,8 +333,6 @@ def matmul(a: CudaArray, b: CudaArray, out: CudaArray | None = None) -> CudaArra
     ctx = same_ctx("matmul", a, b)
     r = result_dtype("matmul", a.dtype, b.dtype)
     if not cublas_multiplies(r):  # integers and bool: the tiled kernel
-        from .library_products import PRODUCTS
-
         return PRODUCTS.tiled_matmul(a, b, out)
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("matmul: operands must be at least 1-D")
@@ -351,8 +352,6 @@ def matmul(a: CudaArray, b: CudaArray, out: CudaArray | None = None) -> CudaArra
     y = new(ctx, (*batch, M, N), r)
     algo = _algorithm(ctx, a, b, r, batch) if K and y.size else None
     if algo == "tiled" and _indexable(a, b, y):
-        from .library_products import PRODUCTS
-
         Products.gemm(PRODUCTS, a, b, r, y)  # the shared tiled path, not CudaProducts' cuBLAS
     else:
         gemm(a, b, r, y)
@@ -422,6 +421,57 @@ def tensordot(a: CudaArray, b: CudaArray, axes: Any = 2) -> CudaArray:
     return y.reshape(tuple(a.shape[i] for i in free_a) + tuple(b.shape[i] for i in free_b))
 
 
+# -- the shared Products (library_products' entries), their products on cuBLAS -----------------
+_INDEX_LIMIT = 1 << 32  # the tiled kernel's indices are 32-bit, from the allocation's start
+
+
+def _end(x: Any) -> int:
+    """One past the last element ``x`` reaches, counted from its allocation's start."""
+    return span(x.offset, x.shape, x._strides, x.itemsize)[1] // x.itemsize
+
+
+class CudaProducts(Products):
+    """``Products`` whose floating-point products run on cuBLAS."""
+
+    def gemm(self, a: Any, b: Any, out_dtype: Any = None, out: Any = None) -> Any:
+        """``a @ b`` for stacks (see ``Products.gemm``): cuBLAS for its dtypes, else (integers,
+        bool) the tiled kernel."""
+        r = (
+            np.dtype(out_dtype)
+            if out_dtype is not None
+            else products_result_dtype(a.dtype, b.dtype)
+        )
+        shape = (*np.broadcast_shapes(a.shape[:-2], b.shape[:-2]), a.shape[-2], b.shape[-1])
+        if not cublas_multiplies(r):
+            ends = [_end(x) for x in (a, b, out) if x is not None and x.size]
+            if max([math.prod(shape), *ends]) >= _INDEX_LIMIT:
+                raise NotImplementedError(
+                    f"ruda.matmul: {r} products over 2**32 elements are not implemented on "
+                    "cuda (the tiled kernel indexes with 32 bits)"
+                )
+            return super().gemm(a, b, r, out)
+        y = new(a.ctx, shape, r) if out is None else out
+        gemm(a, b, r, y)
+        return y
+
+    def matmul(self, a: Any, b: Any, out: Any = None, **kwargs: Any) -> Any:
+        """cuda's matmul entry (``matmul`` above), which dot and multi_dot call."""
+        if kwargs:
+            return super().matmul(a, b, out, **kwargs)  # raises, naming the keywords
+        return matmul(a, b, out)
+
+    def tiled_matmul(self, a: Any, b: Any, out: Any = None) -> Any:
+        """NumPy's matmul through ``gemm`` (the shared ``Products.matmul``: 1-D operands,
+        broadcast stacks, ``out=``): ``matmul`` above sends integers and bool here."""
+        return super().matmul(a, b, out)
+
+    def tensordot(self, a: Any, b: Any, axes: Any = 2) -> Any:
+        """cuda's tensordot entry (``tensordot`` above), which dot and inner call."""
+        return tensordot(a, b, axes)
+
+
+PRODUCTS = CudaProducts(_ops.OPS, REDUCTIONS)
 LIBRARY: dict[str, Any] = {"matmul": matmul, "vecdot": vecdot, "tensordot": tensordot}
-__all__ = ["LIBRARY", "TF32", "contiguous", "copy_into", "cublas_multiplies", "fresh", "gemm",
-           "matmul", "matmul_key", "new", "real_view", "tensordot", "upload", "vecdot"]  # fmt: skip
+__all__ = ["LIBRARY", "PRODUCTS", "TF32", "CudaProducts", "contiguous", "copy_into",
+           "cublas_multiplies", "fresh", "gemm", "matmul", "matmul_key", "new", "real_view",
+           "tensordot", "upload", "vecdot"]  # fmt: skip

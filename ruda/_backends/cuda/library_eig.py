@@ -18,8 +18,8 @@ import numpy as np
 
 from ..._dtypes import kind_of
 from ..._kernels import ir
-from ..._kernels import linalg_eig_vectors as kv
-from ..._kernels import linalg_steps as ks
+from ..._kernels.linalg import eig_vectors as kv
+from ..._kernels.linalg import steps as ks
 from ..gpu.linalg_compose import Plans
 from ..gpu.linalg_eig import LinalgEig, eig_dtype
 from .array import CudaArray

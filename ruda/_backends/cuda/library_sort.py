@@ -21,7 +21,7 @@ import numpy as np
 
 from ..._dtypes import kind_of
 from ..._kernels import ir
-from ..._kernels.mathlib import isnan
+from ..._kernels.math.mathlib import isnan
 from ..._ops import OPS
 from ..gpu.kernels import map_layout
 from . import ops as _ops
@@ -43,7 +43,8 @@ def _key_kernel(t: ir.Type, ndim: int | None) -> ir.Kernel:
     The layouts of ``gpu.kernels.cast`` (``map_layout``; ``ops.launch_map`` runs it): ``ndim=None``
     contiguous, an int strided (``s{d}``, ``st0_{d}``, ``off0``, ``sto_{d}``, ``offo``).
 
-        >>> from ruda._kernels import cuda, ir
+        >>> from ruda._kernels import ir
+        >>> from ruda._kernels.render import cuda
         >>> "0x7ff8000000000000" in cuda.render(_key_kernel(ir.F64, None))
         True
     """

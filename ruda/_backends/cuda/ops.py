@@ -6,7 +6,7 @@ every operand is dense with the output's shape, else the strided kernel of the (
 rank; work over more than ``CHUNK`` elements is split into several launches (the kernels use
 32-bit index math): contiguous runs by pointer offsets, strided ones along their leading
 dimension, each chunk's pointer rebased to the lowest byte it touches. Elementwise ops keep a
-prepared launcher per dtype signature for small contiguous operands (``dispatch.py``); fills of
+prepared launch per dtype signature for small contiguous operands (``prepared.py``); fills of
 zero bytes use the driver's memset; reduce and scan plans run over device pointers. This module
 exports one ``CudaOps``'s bound methods.
 """
@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 
 from ..._dtypes import is_half
-from ..._kernels import ir, tune
+from ..._kernels import ir
+from ..._kernels.tune import engine as tune
 from ..._ops import Op
 from ..gpu import kernels, views
 from ..gpu.creation import arange_chunks, fill_words
@@ -33,7 +34,7 @@ from ..gpu.tuning import Tuner, vectorizable
 from . import launcher as _launcher
 from .array import CudaArray
 from .context import context
-from .dispatch import prepare
+from .prepared import prepare
 
 # Defaults of the contiguous elementwise kernel without a tuning decision (the tuner's baseline),
 # from the H200 sweep of an f32 add of 256M (benchmarks/cuda_elementwise.py --sweep): one
@@ -110,7 +111,7 @@ class CudaOps(GpuOps):
             for start in range(0, n, chunk):
                 m = min(chunk, n - start)
                 ptrs = [x.ptr + start * x.dtype.itemsize for x in ops]
-                launcher.launch(prog, ptrs, {"n": m}, m)
+                launcher.launch(prog, ptrs, {"n": m}, launcher.grid(prog, m))
             return
         cshape, cstr = collapse(shape, [*(bstrides(x, shape) for x in ins), out._strides])
         if not cshape:  # every dimension has length 1: one element
@@ -145,7 +146,7 @@ class CudaOps(GpuOps):
                 params.update({f"st{tag}_{d}" if tag != "o" else f"sto_{d}": s
                                for d, s in enumerate(st)})  # fmt: skip
                 params[f"off{tag}"] = (first - lo) // isz
-            launcher.launch(prog, ptrs, params, r * inner)
+            launcher.launch(prog, ptrs, params, launcher.grid(prog, r * inner))
 
     def contiguous_kernel(self, ctx: Any, make: Any, n: int, ops: list[CudaArray]) -> ir.Kernel:
         """The contiguous kernel for ``n`` elements: an op-table kernel's tuned variant (vectors
@@ -183,7 +184,7 @@ class CudaOps(GpuOps):
             return call(op, args, out, kwargs)
 
         if fastable:
-            from .dispatch import elementwise
+            from .prepared import elementwise
 
             c_impl = elementwise(op.name, arity, fast, first_call, slow)
             if c_impl is not None:  # impl's fast path below, in C (ruda/_cuda_fast.c)
@@ -224,16 +225,20 @@ class CudaOps(GpuOps):
             return x
         prog = ctx.compiler.program(kernels.fill_words())
         chunk = _launcher.CHUNK & ~1  # even: lo/hi stay on even/odd words
+        launcher = ctx.launcher
         for start in range(0, nwords, chunk):
             m = min(chunk, nwords - start)
-            ctx.launcher.launch(prog, [x.mem.ptr + 4 * start], {"n": m, "lo": lo, "hi": hi}, m)
+            params = {"n": m, "lo": lo, "hi": hi}
+            launcher.launch(prog, [x.mem.ptr + 4 * start], params, launcher.grid(prog, m))
         return x
 
     def arange_into(self, out: CudaArray, start: Any, step: Any, second: Any = None) -> None:
         ctx, work = out.ctx, out.dtype
         prog = ctx.compiler.program(kernels.arange(ir.type_of(work)))
+        launcher = ctx.launcher
         for c0, m, params in arange_chunks(out.size, _launcher.CHUNK, work, start, step, second):
-            ctx.launcher.launch(prog, [out.ptr + c0 * work.itemsize], {"n": m, **params}, m)
+            ptrs = [out.ptr + c0 * work.itemsize]
+            launcher.launch(prog, ptrs, {"n": m, **params}, launcher.grid(prog, m))
 
     # -- reduce and scan plans ------------------------------------------------------------------
     def plan_ready(self, x: CudaArray) -> bool:
@@ -261,7 +266,7 @@ def launch_plan(ctx: Any, p: Any, ptrs: dict[str, int]) -> None:
     compiler, launcher = ctx.compiler, ctx.launcher
     for launch in p.launches:
         prog = compiler.program(launch.kernel)
-        launcher.launch_grid(prog, [ptrs[n] for n in launch.buffers], launch.params, launch.grid)
+        launcher.launch(prog, [ptrs[n] for n in launch.buffers], launch.params, launch.grid)
 
 
 OPS = CudaOps()

@@ -8,6 +8,7 @@ A backend module supplies its ``Context`` class, how many devices exist, its ops
 from __future__ import annotations
 
 import threading
+from abc import abstractmethod
 from collections.abc import Callable
 from typing import Any
 
@@ -49,12 +50,15 @@ class GpuBackend(Backend):
     def __init__(self, context: Callable[[int], Any], libraries: list[Any]) -> None:
         self._context = context
         self._local = threading.local()
+        from . import diagonal, dtype_view, stride_tricks
+
+        # native code both kinds share first; NumPy's surface beyond native ops comes from the
+        # compositions over Arrays (ruda/_compose/), which the dispatch table falls back to
         self.library: dict[str, Callable[..., Any]] = {}
+        for shared in (diagonal, dtype_view, stride_tricks):
+            self.library.update(shared.library())
         for lib in libraries:
             self.library.update(lib.LIBRARY)
-        from .dtype_gate import guard_library
-
-        guard_library(self.library, self.kind)  # complex arrays: clear errors where unsupported
 
     def device_count(self) -> int:
         """How many devices of this kind the machine has."""
@@ -90,9 +94,13 @@ class GpuBackend(Backend):
     def synchronize(self) -> None:
         self.ctx.launcher.synchronize()
 
+    @abstractmethod
     def elementwise(self, entry: Any) -> Callable[..., Any]:
         """The implementation of op-table entry ``entry`` (an elementwise function)."""
-        raise NotImplementedError
+
+    @abstractmethod
+    def supported_dtypes(self) -> tuple[Any, ...]:
+        """The standard's dtypes the current device's kernels handle."""
 
     def resolve(self, op: str) -> Callable[..., Any] | None:
         from ..._ops import OPS

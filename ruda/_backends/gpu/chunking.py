@@ -23,10 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from ..._kernels import gather as kg
 from ..._kernels import ir
 from ..._ops import OPS
-from .strided import span
+from .layout import span
 
 
 def limit_of(ctx: Any) -> int | None:
@@ -232,58 +231,5 @@ def arg_layout(search: Any, op: str, x: Any, rows: int, cols: int) -> Any:
     return out
 
 
-# -- gathers ---------------------------------------------------------------------------------------
-def gather(x: Any, shape: tuple[int, ...], st: tuple[int, ...], bs: tuple[int, ...],
-           offs: Any, out: Any) -> Any:  # fmt: skip
-    """``indexing.gather`` into the contiguous ``out`` when ``x``'s elements (or ``out``, or the
-    offsets) span more than one binding: the element each output reads (``e``, i32) is computed
-    once; then for each binding-sized window of ``x`` the flat gather kernel reads through ``e``
-    clamped into the window (in binding-sized runs of outputs), and the outputs whose ``e``
-    falls inside it are kept (the first window writes ``out``, ``where`` merges the others)."""
-    from . import indexing, select_kernels
-
-    ops, ctx = x.ops, x.ctx
-    isz, rank = x.dtype.itemsize, len(shape)
-    i32 = np.dtype(np.int32)
-    e = ctx.allocator.empty(shape, i32)
-    ops.assign(e, offs.view_of(offs.offset, shape, bs))
-    ops.apply(OPS["add"], (e, x.offset // isz), e)
-    for d, s in enumerate(st):
-        if s and shape[d] > 1:
-            iota = ctx.allocator.empty((shape[d],), i32)
-            ops.arange_into(iota, 0, s)
-            along = tuple(1 if k == d else 0 for k in range(rank))
-            ops.apply(OPS["add"], (e, iota.view_of(iota.offset, shape, along)), e)
-    align, limit = ctx.storage_align, limit_of(ctx)
-    lo, hi = window(x, align)
-    last = -(-hi // isz)
-    step = limit // align * align // isz  # elements of x per window
-    run = max(align, limit // max(isz, 4) // align * align)  # outputs per launch
-    t = ir.type_of(x.dtype)
-    k = kg.gather(t, 1)
-    n = e.size
-    flat_out = out.reshape(-1)
-    for w0 in range(lo // isz, last, step):
-        w1 = min(w0 + step, last)
-        ew = ops.apply(OPS["subtract"], (e, w0)).reshape(-1)
-        inside = ops.apply(OPS["logical_and"], (ops.apply(OPS["greater_equal"], (ew, 0)),
-                                                ops.apply(OPS["less"], (ew, w1 - w0))))  # fmt: skip
-        ops.apply(OPS["maximum"], (ew, 0), ew)
-        ops.apply(OPS["minimum"], (ew, w1 - w0 - 1), ew)
-        first = w0 == lo // isz  # every output lies in one window: the others overwrite theirs
-        got = flat_out if first else ctx.allocator.empty((n,), x.dtype)
-        xw = x.view_of(w0 * isz, (w1 - w0,), (1,))
-        for j0 in range(0, n, run):
-            m = min(run, n - j0)
-            params = {"n": m, "s0": m, "st0": 0, "bs0": 1, "off": 0}
-            bufs = {"x": xw, "offs": ew[j0 : j0 + m], "out": got[j0 : j0 + m]}
-            indexing.launch(ops, k, bufs, params, m)
-        if not first:
-            types = (ir.BOOL, t, t)
-            ops.launch_map(ctx, lambda nd, ty=types: select_kernels.build("where", ty, t, t, nd),
-                           [inside, got, flat_out], flat_out)  # fmt: skip
-    return out
-
-
-__all__ = ["arg_layout", "gather", "limit_of", "pieces", "reduce2", "reduce_layout", "scan_layout",
+__all__ = ["arg_layout", "limit_of", "pieces", "reduce2", "reduce_layout", "scan_layout",
            "tile_steps", "too_big", "window"]  # fmt: skip

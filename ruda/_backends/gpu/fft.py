@@ -22,10 +22,11 @@ from typing import Any
 import numpy as np
 
 from ..._dtypes import kind_of
-from ..._kernels import fft as kf
-from ..._kernels import fft_bluestein as kb
-from ..._kernels import ir, tune
+from ..._kernels import ir
+from ..._kernels.fft import bluestein as kb
+from ..._kernels.fft import stockham as kf
 from ..._kernels.reduce import Launch, Plan, _cdiv
+from ..._kernels.tune import engine as tune
 from .manipulation import Manipulation
 
 _SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}

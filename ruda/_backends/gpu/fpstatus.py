@@ -1,7 +1,7 @@
 """NumPy's floating-point error modes on GPU devices: each device's status words, read at host
 reads, and reported with the ``errstate`` in force then.
 
-Elementwise kernels that can raise a floating-point error (``ruda._kernels.fpstatus``) write the
+Elementwise kernels that can raise a floating-point error (``_kernels.math.fpstatus``) write the
 op's id into one of four u32 words per device (divide, over, under, invalid) when an element
 raises that category. The host learns of it later, not at the op:
 
@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._kernels import fpstatus as kfp
+from ..._kernels.math import fpstatus as kfp
 
 _TEXT = {"divide": "divide by zero", "over": "overflow", "under": "underflow",
          "invalid": "invalid value"}  # fmt: skip

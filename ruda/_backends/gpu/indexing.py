@@ -24,12 +24,101 @@ from ..._dtypes import kind_of
 from ..._kernels import gather as kg
 from ..._kernels import ir
 from ..._kernels.reduce import Launch, Plan, _cdiv
+from ..._ops import OPS
 from . import chunking
-from .layout import bstrides
-from .strided import basic_index, c_strides, is_basic, span
+from .layout import bstrides, c_strides, span
 
 LIMIT = (1 << 31) - 1  # elements the kernels address with 32-bit math
 MAX_ARRAYS = 6  # index arrays in one key (storage bindings per kernel: these + 2)
+
+
+# -- basic indexing: views ------------------------------------------------------------------
+_BASIC = (int, slice, type(None), type(Ellipsis))
+
+
+def is_basic(key: Any) -> bool:
+    """Whether ``key`` holds only ints, slices, None and Ellipsis (a view, no gather)."""
+    if type(key) is tuple:
+        return all(type(k) in _BASIC or isinstance(k, np.integer) for k in key)
+    return type(key) in _BASIC or isinstance(key, np.integer)
+
+
+def element_index(x: Any, key: tuple[Any, ...]) -> int | None:
+    """The element offset (from the allocation's start) of ``x[key]`` when ``key`` is one
+    Python int per dimension, else None; an int out of range raises IndexError."""
+    shape = x.shape
+    if len(key) != len(shape):
+        return None
+    off = x.offset // x.dtype.itemsize
+    for i, n, s in zip(key, shape, x._strides):  # noqa: B905  (equal lengths checked above)
+        if type(i) is not int:
+            return None
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            d = next(d for d, k in enumerate(key) if not -shape[d] <= k < shape[d])
+            raise IndexError(f"index {key[d]} is out of bounds for axis {d} with size {shape[d]}")
+        off += i * s
+    return off
+
+
+def basic_index(x: Any, key: Any) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
+    """(element offset, shape, element strides) of ``x[key]`` for a basic index ``key``."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    ndim = x.ndim
+    at = element_index(x, key)
+    if at is not None:  # one element (loops of a[i, j])
+        return at, (), ()
+    n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if n_real > ndim:
+        raise IndexError(
+            f"too many indices for array: array is {ndim}-dimensional, but {n_real} were indexed"
+        )
+    if sum(1 for k in key if k is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    expanded: list[Any] = []
+    for k in key:
+        if k is Ellipsis:
+            expanded.extend([slice(None)] * (ndim - n_real))
+        else:
+            expanded.append(k)
+    expanded.extend([slice(None)] * (ndim - sum(1 for k in expanded if k is not None)))
+    off = x.offset // x.dtype.itemsize
+    shape: list[int] = []
+    strides: list[int] = []
+    d = 0
+    for k in expanded:
+        if k is None:
+            shape.append(1)
+            strides.append(0)
+            continue
+        n, s = x.shape[d], x._strides[d]
+        if isinstance(k, slice):
+            start, stop, step = k.indices(n)  # Python ints: huge bounds and steps clamp
+            length = len(range(start, stop, step))
+            if length:
+                off += start * s
+            shape.append(length)
+            # one element or none: the step never moves (2**62 would not fit the kernels)
+            strides.append(s * step if length > 1 else s)
+        elif isinstance(k, (bool, np.bool_)):
+            raise NotImplementedError(
+                f"boolean scalar indexing on {x.ctx.name} is not implemented yet"
+            )
+        else:
+            try:
+                i = operator.index(k)
+            except TypeError:
+                raise NotImplementedError(
+                    f"indexing with {type(k).__name__} (advanced indexing) is not "
+                    f"implemented on {x.ctx.name} yet"
+                ) from None
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for axis {d} with size {n}")
+            off += (i % n) * s
+        d += 1
+    return off, tuple(shape), tuple(strides)
 
 
 # -- launching -------------------------------------------------------------------------------
@@ -275,12 +364,64 @@ def gather(x: Any, shape: tuple[int, ...], st: tuple[int, ...], bs: tuple[int, .
         return out
     src, off = bound(x)
     if chunking.too_big(ctx, src, out, offs):  # more than one binding: window by window
-        return chunking.gather(x, shape, st, bs, offs, out)
+        return gather_windows(x, shape, st, bs, offs, out)
     params = {"n": n, "off": off}
     for d in range(len(shape)):
         params[f"s{d}"], params[f"st{d}"], params[f"bs{d}"] = shape[d], st[d], bs[d]
     k = kg.gather(ir.type_of(x.dtype), len(shape))
     launch(x.ops, k, {"x": src, "offs": offs, "out": out}, params, n)
+    return out
+
+
+def gather_windows(x: Any, shape: tuple[int, ...], st: tuple[int, ...], bs: tuple[int, ...],
+           offs: Any, out: Any) -> Any:  # fmt: skip
+    """``gather`` into the contiguous ``out`` when ``x``'s elements (or ``out``, or the
+    offsets) span more than one binding: the element each output reads (``e``, i32) is computed
+    once; then for each binding-sized window of ``x`` the flat gather kernel reads through ``e``
+    clamped into the window (in binding-sized runs of outputs), and the outputs whose ``e``
+    falls inside it are kept (the first window writes ``out``, ``where`` merges the others)."""
+    from . import select_kernels
+
+    ops, ctx = x.ops, x.ctx
+    isz, rank = x.dtype.itemsize, len(shape)
+    i32 = np.dtype(np.int32)
+    e = ctx.allocator.empty(shape, i32)
+    ops.assign(e, offs.view_of(offs.offset, shape, bs))
+    ops.apply(OPS["add"], (e, x.offset // isz), e)
+    for d, s in enumerate(st):
+        if s and shape[d] > 1:
+            iota = ctx.allocator.empty((shape[d],), i32)
+            ops.arange_into(iota, 0, s)
+            along = tuple(1 if k == d else 0 for k in range(rank))
+            ops.apply(OPS["add"], (e, iota.view_of(iota.offset, shape, along)), e)
+    align, limit = ctx.storage_align, chunking.limit_of(ctx)
+    lo, hi = chunking.window(x, align)
+    last = -(-hi // isz)
+    step = limit // align * align // isz  # elements of x per window
+    run = max(align, limit // max(isz, 4) // align * align)  # outputs per launch
+    t = ir.type_of(x.dtype)
+    k = kg.gather(t, 1)
+    n = e.size
+    flat_out = out.reshape(-1)
+    for w0 in range(lo // isz, last, step):
+        w1 = min(w0 + step, last)
+        ew = ops.apply(OPS["subtract"], (e, w0)).reshape(-1)
+        inside = ops.apply(OPS["logical_and"], (ops.apply(OPS["greater_equal"], (ew, 0)),
+                                                ops.apply(OPS["less"], (ew, w1 - w0))))  # fmt: skip
+        ops.apply(OPS["maximum"], (ew, 0), ew)
+        ops.apply(OPS["minimum"], (ew, w1 - w0 - 1), ew)
+        first = w0 == lo // isz  # every output lies in one window: the others overwrite theirs
+        got = flat_out if first else ctx.allocator.empty((n,), x.dtype)
+        xw = x.view_of(w0 * isz, (w1 - w0,), (1,))
+        for j0 in range(0, n, run):
+            m = min(run, n - j0)
+            params = {"n": m, "s0": m, "st0": 0, "bs0": 1, "off": 0}
+            bufs = {"x": xw, "offs": ew[j0 : j0 + m], "out": got[j0 : j0 + m]}
+            launch(ops, k, bufs, params, m)
+        if not first:
+            types = (ir.BOOL, t, t)
+            ops.launch_map(ctx, lambda nd, ty=types: select_kernels.build("where", ty, t, t, nd),
+                           [inside, got, flat_out], flat_out)  # fmt: skip
     return out
 
 

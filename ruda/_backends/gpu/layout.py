@@ -1,6 +1,7 @@
-"""Layouts of elementwise launches: broadcast strides and the collapse to the lowest rank.
+"""Layouts of elementwise launches: broadcast strides and the collapse to the lowest rank, C
+strides and the byte span of a strided view.
 
-Both read only shapes and element strides, so every GPU backend's ``launch_map`` uses them.
+All read only shapes and element strides, so every GPU backend's ``launch_map`` uses them.
 """
 
 from __future__ import annotations
@@ -59,4 +60,28 @@ def collapse(shape: tuple[int, ...], strides: list[tuple[int, ...]]) -> tuple[tu
     return tuple(new_shape), [tuple(st) for st in new_st]
 
 
-__all__ = ["bstrides", "collapse"]
+def c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Element strides of a C-contiguous array of ``shape``."""
+    out, acc = [], 1
+    for n in reversed(shape):
+        out.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(out))
+
+
+def span(
+    offset: int, shape: tuple[int, ...], strides: tuple[int, ...], isz: int
+) -> tuple[int, int]:
+    """Lowest and one-past-highest byte of elements at ``offset`` with element ``strides``."""
+    lo = hi = offset
+    for n, s in zip(shape, strides, strict=True):
+        if n == 0:
+            return offset, offset
+        if s > 0:
+            hi += (n - 1) * s * isz
+        else:
+            lo += (n - 1) * s * isz
+    return lo, hi + isz
+
+
+__all__ = ["bstrides", "c_strides", "collapse", "span"]

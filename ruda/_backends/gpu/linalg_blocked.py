@@ -22,8 +22,8 @@ from typing import Any
 
 from ..._dtypes import kind_of
 from ..._kernels import ir
-from ..._kernels import linalg_qr_panel as kp
-from ..._kernels import linalg_steps as ks
+from ..._kernels.linalg import qr_panel as kp
+from ..._kernels.linalg import steps as ks
 from ..._ops import OPS
 
 MAX_GROUPS = 256  # workgroups per matrix of a panel step (each reads every one's partial sums)

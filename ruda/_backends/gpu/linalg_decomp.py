@@ -1,5 +1,5 @@
 """The linalg factorizations on the GPU backends from ruda's own kernels
-(``ruda._kernels.linalg_*``): cholesky, inv, solve, det, slogdet, qr, eigh, eigvalsh, svd,
+(``ruda._kernels.linalg``): cholesky, inv, solve, det, slogdet, qr, eigh, eigvalsh, svd,
 svdvals; ``LinalgBase`` (``linalg_compose``) adds pinv, matrix_rank, cond, matrix_norm, lstsq.
 Real (float32, float64) and complex (complex64, complex128) stacks take the same kernels,
 built per element type; eigenvalues, singular values and log|det| come back real.
@@ -23,11 +23,11 @@ from typing import Any
 import numpy as np
 
 from ..._kernels import ir
-from ..._kernels import linalg_common as lc
-from ..._kernels import linalg_compose as kc
-from ..._kernels import linalg_jacobi as kj
-from ..._kernels import linalg_lu as kl
-from ..._kernels import linalg_qr as kq
+from ..._kernels.linalg import common as lc
+from ..._kernels.linalg import compose as kc
+from ..._kernels.linalg import jacobi as kj
+from ..._kernels.linalg import lu as kl
+from ..._kernels.linalg import qr as kq
 from . import linalg_blocked as blocked
 from . import linalg_steps as steps
 from . import views

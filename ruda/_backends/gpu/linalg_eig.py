@@ -1,5 +1,5 @@
 """``linalg.eig`` and ``linalg.eigvals`` on the GPU backends from ruda's own kernels
-(``ruda._kernels.linalg_eig``, ``linalg_eig_qr``, ``linalg_eig_vectors``), for real and complex
+(``ruda._kernels.linalg.eig``, ``linalg_eig_qr``, ``linalg_eig_vectors``), for real and complex
 input alike.
 
 The input is copied into a contiguous complex working stack (complex64 for float16/float32/
@@ -27,11 +27,11 @@ import numpy as np
 
 from ..._dtypes import kind_of
 from ..._kernels import ir
-from ..._kernels import linalg_common as lc
-from ..._kernels import linalg_eig as ke
-from ..._kernels import linalg_eig_qr as kq
-from ..._kernels import linalg_eig_vectors as kv
-from ..._kernels import linalg_steps as ks
+from ..._kernels.linalg import common as lc
+from ..._kernels.linalg import eig as ke
+from ..._kernels.linalg import eig_qr as kq
+from ..._kernels.linalg import eig_vectors as kv
+from ..._kernels.linalg import steps as ks
 from .linalg_compose import LinalgBase, LinAlgError, Plans
 
 # Loop iterations one invocation may run per launch: llvmpipe's hang guard, and elsewhere a

@@ -1,5 +1,5 @@
 """The multi-dispatch path of the GPU linalg ops (large matrices): the step kernels of
-``ruda._kernels.linalg_steps``, ``linalg_jacobi_steps`` and ``linalg_jacobi_block`` queued in
+``ruda._kernels.linalg.steps``, ``linalg_jacobi_steps`` and ``linalg_jacobi_block`` queued in
 order on a ``Plans`` (QR's blocked path, with matrix products, is ``linalg_blocked``).
 
 Cholesky and LU queue one panel launch and one update launch per column step; the LU solve one
@@ -22,10 +22,10 @@ from typing import Any
 import numpy as np
 
 from ..._kernels import ir
-from ..._kernels import linalg_common as lc
-from ..._kernels import linalg_jacobi_block as kjb
-from ..._kernels import linalg_jacobi_steps as kjs
-from ..._kernels import linalg_steps as ks
+from ..._kernels.linalg import common as lc
+from ..._kernels.linalg import jacobi_block as kjb
+from ..._kernels.linalg import jacobi_steps as kjs
+from ..._kernels.linalg import steps as ks
 
 CHUNK = 2  # Jacobi sweeps queued between reads of the done flags (after the first chunk)
 MULTI_MIN = 256  # matrices this large take the multi-dispatch path on every device

@@ -26,7 +26,7 @@ from ..._errors import AxisError
 from ..._kernels import ir
 from ..._promotion import promote, with_scalar
 from . import select_kernels
-from .ops import PY_SCALARS, mixed
+from .operands import PY_SCALARS, mixed
 from .strided import c_strides
 
 

@@ -1,4 +1,4 @@
-"""Matrix products of the GPU backends over the tiled kernel of ``ruda._kernels.matmul``.
+"""Matrix products of the GPU backends over the tiled kernel of ``ruda._kernels.matmul.gemm``.
 
 ``gemm`` is the core: ``(..., M, K) @ (..., K, N)`` with the stacks broadcast, any strides
 (transposed views and broadcast operands are read in place: the kernel takes strides), mixed
@@ -25,9 +25,10 @@ import numpy as np
 
 from ... import _dtypes as dt
 from ..._dtypes import float_info, is_half, kind_of
-from ..._kernels import ir, tune
-from ..._kernels import matmul as km
-from ..._kernels.matmul_defaults import key_default
+from ..._kernels import ir
+from ..._kernels.matmul import gemm as km
+from ..._kernels.matmul.defaults import key_default
+from ..._kernels.tune import engine as tune
 from ..._ops import OPS
 from ..._promotion import promote
 from . import chunking

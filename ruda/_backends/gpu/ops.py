@@ -1,19 +1,19 @@
 """``GpuOps``: a GPU backend's op glue, the same for every backend but the launch.
 
 An elementwise op takes operands as the namespace passes them (native arrays, Python or NumPy
-scalars), computes the result dtype once with ``ruda._promotion`` and NumPy's loop table,
-broadcasts, checks ``out=`` (shape, same_kind cast, partial overlap read through a copy), and
-hands the kernel builder and the operands to the backend's ``launch_map``. Python scalars
-become cached 0-d device constants. A backend subclasses ``GpuOps`` and supplies the hooks
-named in the class body (its native type, contexts, ``launch_map``, ``fill``, ``arange_into``,
-``run_plan``); its ``ops`` module exports one instance's bound methods.
+scalars). The decisions are ``ruda._ufunc``'s, the same for every device kind (dtypes, broadcast
+shape, ``out=`` checks, negative integer powers; ``where=`` is the namespace's); what is left
+here is mechanical: Python scalars become cached 0-d device constants of the dtype the loop
+reads them in, comparisons' operands are converted, a partial overlap with ``out`` is read
+through a copy, and the kernel builder and the operands go to the backend's ``launch_map``.
+A backend subclasses ``GpuOps`` and supplies the hooks named in the class body (its native
+type, contexts, ``launch_map``, ``fill``, ``arange_into``, ``run_plan``); its ``ops`` module
+exports one instance's bound methods.
 """
 
 from __future__ import annotations
 
 import builtins
-import math
-import operator
 import os
 import warnings
 from collections.abc import Callable
@@ -23,86 +23,30 @@ import numpy as np
 
 from ... import _dtypes as dt
 from ..._dtypes import kind_of
-from ..._kernels import cmath, ir
 from ..._kernels import elementwise as ew
-from ..._kernels.fpstatus import applies as _fps_applies
+from ..._kernels import ir
+from ..._kernels.math import cmath
+from ..._kernels.math.fpstatus import applies as _fps_applies
 from ..._ops import OPS, Op
-from ..._promotion import promote, with_scalar
+from ..._ufunc import (
+    NEGATIVE_POWER,
+    broadcast_shape,
+    casts_operands,
+    check_out,
+    compare_out_of_range,
+    loop_dtype,
+    negative_power,
+    resolve,
+    scalar_dtype,
+)
 from . import kernels
 from .creation import CreationOps
+from .operands import PY_SCALARS, mixed
 from .strided import raise_readonly
 
-PY_SCALARS = (builtins.bool, int, float, complex)
 # RUDA_FPSTATUS=off: kernels without the floating-point status words (no errstate reports from
 # GPUs, for speed); read once, as compiled kernels are kept per process
 FP_STATUS = os.environ.get("RUDA_FPSTATUS", "on").strip().lower() != "off"
-_FLOAT_CATEGORIES = ("floating-point", "real floating-point")
-_LOOPS: dict[tuple[str, np.dtype], np.dtype] = {}
-
-
-def mixed(a: Any, b: Any) -> ValueError:
-    """The error for operands on two devices (contexts ``a`` and ``b``)."""
-    return ValueError(
-        f"operands are on different devices ({a.name} and {b.name}); move one with "
-        "to_device(), ruda never transfers silently"
-    )
-
-
-def loop_dtype(op: Op, rn: np.dtype) -> np.dtype:
-    """The result dtype of ``op`` on operands promoted to ``rn``: NumPy's loop for that dtype
-    (sin(int16) -> float32, int / int -> float64, TypeError where NumPy has no loop)."""
-    key = (op.name, rn)
-    hit = _LOOPS.get(key)
-    if hit is not None:
-        return hit
-    if rn == dt.bfloat16._np:  # float16's loops (ml_dtypes lacks some: degrees -> float32)
-        half = loop_dtype(op, np.dtype(np.float16))
-        res = _LOOPS[key] = rn if half == np.float16 else half
-        return res
-    uf = getattr(np, op.numpy, None)
-    if isinstance(uf, np.ufunc) and uf.nout == 1:
-        try:
-            res = uf.resolve_dtypes((rn,) * op.arity + (None,))[-1]
-        except TypeError as e:
-            raise TypeError(f"{op.name} is not defined for {rn} operands ({e})") from None
-    elif callable(uf) and op.result != "bool":
-        # not a ufunc (round, fix...): NumPy's own result dtype on a one-element sample
-        with np.errstate(all="ignore"):
-            res = np.asarray(uf(*[np.ones(1, rn)] * op.arity)).dtype
-    elif op.result == "bool":
-        res = np.dtype(np.bool_)
-    elif op.category in _FLOAT_CATEGORIES and kind_of(rn) != "f":
-        res = np.promote_types(rn, np.float16)  # NumPy: int8 -> float16, int32 -> float64
-    else:
-        res = rn
-    _LOOPS[key] = res
-    return res
-
-
-def result_dtype(
-    op: Op, arrays: list[np.dtype], scalars: list[Any], kind: str
-) -> tuple[np.dtype, np.dtype]:
-    """The promoted operand dtype (ruda._promotion) and the op's result dtype."""
-    if not scalars:  # every launch asks: arrays alone are memoised (a scalar's value counts)
-        key = (op.name, *arrays)
-        hit = _RESULTS.get(key)
-        if hit is None:
-            hit = _RESULTS[key] = _result_dtype(op, arrays, scalars)
-        return hit
-    return _result_dtype(op, arrays, scalars)
-
-
-_RESULTS: dict[tuple[Any, ...], tuple[np.dtype, np.dtype]] = {}
-
-
-def _result_dtype(op: Op, arrays: list[np.dtype], scalars: list[Any]) -> tuple[np.dtype, np.dtype]:
-    r = dt.from_numpy(arrays[0])
-    for d in arrays[1:]:
-        r = promote(r, dt.from_numpy(d))
-    for s in scalars:
-        r = with_scalar(r, s)
-    rn = r._np
-    return rn, loop_dtype(op, rn)
 
 
 class GpuOps(CreationOps):
@@ -247,17 +191,14 @@ class GpuOps(CreationOps):
         if not arr_dtypes:
             raise TypeError(f"{op.name}: expected at least one {kind} array operand")
         rn, result = self.dtypes_of(op, ctx, arr_dtypes, scalars)
-        if scalars and op.name in _COMPARE and kind_of(rn) in "iu":
-            known = _compare_out_of_range(op.name, rn, args)
+        if scalars:
+            known = compare_out_of_range(op.name, rn, args)
             if known is not None:
                 return self._constant_result(ctx, args, known, out, op)
-        # Operands: constants for scalars; comparisons see both operands in the promoted dtype.
-        # A Python scalar takes the dtype NumPy's loop reads: the promoted one, or the loop's
-        # own where it computes in another kind (divide(int8, 300) reads 300 as float64).
+        # Operands: constants for scalars (in the dtype NumPy's loop reads them); comparisons
+        # see both operands in the promoted dtype.
         logical = op.category == "bool"
-        weak = rn
-        if scalars and op.result != "bool" and kind_of(result) != kind_of(rn):
-            weak = result
+        weak = scalar_dtype(op, rn, result)
         ins: list[Any] = []
         for a in args:
             if isinstance(a, native):
@@ -272,12 +213,12 @@ class GpuOps(CreationOps):
         if op.name == "pow" and kind_of(rn) in "iu":  # after the constants' OverflowError
             if out is not None and not np.can_cast(result, out.dtype, "same_kind"):
                 self._check_out(op, (), result, out)  # NumPy's casting error comes first
-            _negative_int_power(args[1])
-        shape = _broadcast(ins)
+            self._negative_int_power(args[1])
+        shape = broadcast_shape([x.shape for x in ins])
         if out is None:
             out = ctx.allocator.empty(shape, result)
         else:
-            self._check_out(op, shape, result, out)
+            self._check_out(op, shape, result, out, [x.shape for x in ins])
             if out.dtype != result:  # NumPy's loop runs in the result dtype, then casts
                 self.assign(out, self.apply(op, args))
                 return out
@@ -294,11 +235,12 @@ class GpuOps(CreationOps):
     def _constant_result(self, ctx: Any, args: tuple[Any, ...], value: bool, out: Any,
                          op: Op) -> Any:  # fmt: skip
         """A comparison whose answer is ``value`` for every element, as an array (or ``out``)."""
-        shape = _broadcast([a for a in args if hasattr(a, "shape")])
+        shape = broadcast_shape([a.shape for a in args if hasattr(a, "shape")])
         if out is None:
             out = ctx.allocator.empty(shape, np.dtype(np.bool_))
         else:
-            self._check_out(op, shape, np.dtype(np.bool_), out)
+            shapes = [np.shape(a) for a in args]
+            self._check_out(op, shape, np.dtype(np.bool_), out, shapes)
         if out.size:
             self.assign(out, self.constant(ctx, value, out.dtype))
         return out
@@ -306,43 +248,45 @@ class GpuOps(CreationOps):
     def dtypes_of(self, op: Op, ctx: Any, arrays: list[np.dtype],
                   scalars: list[Any]) -> tuple[np.dtype, np.dtype]:  # fmt: skip
         """(operand dtype, result dtype) of ``op`` on ``ctx``, or the error ``apply`` raises."""
-        rn, result = result_dtype(op, arrays, scalars, self.kind)
+        rn, result = resolve(op, arrays, scalars)
         if kind_of(rn) == "c" and op.name not in cmath.OPS:
-            # Note: NumPy orders complex (maximum, ...); the standard defines these for reals.
-            raise TypeError(f"ruda.{op.name}: not defined for complex operands ({rn})")
+            # a capability, not a rule: NumPy's loops above refuse complex for every such op
+            raise NotImplementedError(f"ruda.{op.name}: no {self.kind} kernel for {rn} yet")
         ctx.check_dtype(rn, op.name)
         ctx.check_dtype(result, op.name)
         return rn, result
 
     @staticmethod
-    def _check_out(op: Op, shape: tuple[int, ...], result: np.dtype, out: Any) -> None:
-        if out.readonly:  # broadcast_to's views...; in-place operators come here too
-            raise ValueError("output array is read-only")
-        if np.broadcast_shapes(shape, out.shape) != out.shape:
-            raise ValueError(
-                f"non-broadcastable output operand with shape {out.shape} doesn't match the "
-                f"broadcast shape {shape}"
-            )
-        if not np.can_cast(result, out.dtype, "same_kind"):
-            raise TypeError(
-                f"Cannot cast ufunc {op.name!r} output from {result!r} to {out.dtype!r} "
-                "with casting rule 'same_kind'"
-            )
+    def _check_out(
+        op: Op, shape: tuple[int, ...], result: np.dtype, out: Any, shapes: Any = None
+    ) -> None:
+        check_out(op.name, shape, result, out, shapes)  # the rule, the same for every kind
         out.ctx.check_dtype(out.dtype, op.name)
+
+    def _negative_int_power(self, e: Any) -> None:
+        """NumPy's ValueError for an integer power with a negative exponent: a scalar is read on
+        the host; a device array is reduced on its device and one boolean read back (a host
+        wait, only for integer ``pow`` with a signed integer array exponent)."""
+        neg = negative_power(e)
+        if neg is None and isinstance(e, self.native) and kind_of(e.dtype) == "i" and e.size:
+            from ..._devices import Device  # the device's row: its own ``any`` reduction
+
+            mask = self.apply(OPS["less"], (e, 0))
+            neg = builtins.bool(Device(e.device)._ops["any"](mask).to_host())
+        if neg:
+            raise ValueError(f"ruda.pow: {NEGATIVE_POWER}")
 
     def call(self, op: Op, args: tuple[Any, ...], out: Any, kwargs: dict[str, Any]) -> Any:
         """A ufunc-style call of ``op``: arity, ``out=`` (a 1-tuple too), the keywords."""
-        if op.name == "round" and len(args) == 2 and not kwargs:
-            from .compose_numeric import round_decimals  # NumPy's scaling, out= included
-
-            return round_decimals(*args, out=out[0] if isinstance(out, tuple) else out)
         if len(args) != op.arity:
             raise TypeError(f"{op.name} takes {op.arity} operand(s), got {len(args)}")
         if isinstance(out, tuple):
             if len(out) != 1:
                 raise ValueError(f"{op.name} has one output, got {len(out)} out arrays")
             out = out[0]
-        where = kwargs.pop("where", True)
+        if kwargs.get("where", True) is not True:  # the namespace's: r, then where(w, r, out)
+            raise TypeError(f"{op.name}: where= is handled by the namespace, not the backend")
+        kwargs.pop("where", None)
         dtype = kwargs.pop("dtype", None)
         kwargs.pop("casting", None) if kwargs.get("casting") == "same_kind" else None
         if kwargs:
@@ -356,9 +300,7 @@ class GpuOps(CreationOps):
                          for a in args)  # fmt: skip
         if op.name == "ldexp":  # mixed operand types: NumPy's (float, int) loop, not promotion
             args = self._ldexp_operands(args, out)
-        if where is True:
-            return self.apply(op, args, out) if op.name != "ldexp" else self._ldexp(args, out)
-        return self._apply_where(op, args, out, where)
+        return self.apply(op, args, out) if op.name != "ldexp" else self._ldexp(args, out)
 
     def _ldexp_operands(self, args: tuple[Any, ...], out: Any) -> tuple[Any, Any]:
         """ldexp's operands as NumPy's loop takes them: (float mantissas, int64 exponents)."""
@@ -386,29 +328,14 @@ class GpuOps(CreationOps):
 
     def _ldexp(self, args: tuple[Any, Any], out: Any) -> Any:
         m, e = args
-        shape = _broadcast((m, e))
+        shape = broadcast_shape([m.shape, e.shape])
         if out is None:
             out = m.ctx.allocator.empty(shape, m.dtype)
         else:
-            self._check_out(OPS["ldexp"], shape, m.dtype, out)
+            self._check_out(OPS["ldexp"], shape, m.dtype, out, [m.shape, e.shape])
         ins = [m if not m.shares_memory(out) else self.copy(m), e]
         types = (ir.type_of(m.dtype), ir.type_of(e.dtype))
         self.launch_map(m.ctx, _ElementwiseMaker("ldexp", types, ir.type_of(out.dtype)), ins, out)
-        return out
-
-    def _apply_where(self, op: Op, args: tuple[Any, ...], out: Any, where: Any) -> Any:
-        """NumPy's ``where=``: ``out`` keeps its values where the mask is False."""
-        r = self.apply(op, args) if op.name != "ldexp" else self._ldexp(args, None)
-        if out is None:
-            # Note: NumPy leaves the where=False elements uninitialised; ruda leaves them computed.
-            return r
-        import ruda
-        from ruda._array import _wrap
-
-        dev = ruda.Device(out.device)
-        w = _wrap(where, dev) if isinstance(where, self.native) else ruda.asarray(where, device=dev)
-        o = _wrap(out, dev)
-        self.assign(out, ruda.where(w, ruda.astype(_wrap(r, dev), o.dtype), o)._data)
         return out
 
     def make_elementwise(self, op: Op) -> Callable[..., Any]:
@@ -430,64 +357,7 @@ class GpuOps(CreationOps):
                 **manipulation.library(self)}  # fmt: skip
 
 
-__all__ = ["PY_SCALARS", "GpuOps", "casts_operands", "loop_dtype", "mixed", "result_dtype"]
-
-
-def casts_operands(op: Op) -> bool:
-    """Whether ``apply`` casts array operands to the promoted dtype (comparisons: a kernel sees
-    both operands in one dtype; logical ops take any)."""
-    return op.result == "bool" and op.category != "bool"
-
-
-def _broadcast(ins: Any) -> tuple[int, ...]:
-    """The operands' broadcast shape, or NumPy's ufunc error."""
-    first = ins[0].shape
-    if all(x.shape == first for x in ins):
-        return first
-    try:
-        return np.broadcast_shapes(*(x.shape for x in ins))
-    except ValueError:
-        shapes = " ".join(str(x.shape) for x in ins)
-        raise ValueError(f"operands could not be broadcast together with shapes {shapes}") from None
-
-
-def _negative_int_power(e: Any) -> None:
-    """NumPy's ValueError for an integer power with a negative exponent: a scalar is read on
-    the host; a device array is reduced on the device and one boolean read back (a host wait,
-    only for integer ``pow`` with a signed integer array exponent)."""
-    if isinstance(e, (int, np.integer)) and not isinstance(e, (builtins.bool, np.bool_)):
-        neg = e < 0
-    elif hasattr(e, "ctx") and kind_of(e.dtype) == "i" and e.size:
-        import ruda
-        from ruda._array import _wrap
-
-        neg = builtins.bool(ruda.any(_wrap(e, ruda.Device(e.device)) < 0))
-    else:
-        return
-    if neg:
-        raise ValueError("ruda.pow: Integers to negative integer powers are not allowed.")
-
-
-_COMPARE = {
-    "equal": operator.eq,
-    "not_equal": operator.ne,
-    "less": operator.lt,
-    "less_equal": operator.le,
-    "greater": operator.gt,
-    "greater_equal": operator.ge,
-}
-
-
-def _compare_out_of_range(name: str, rn: np.dtype, args: tuple[Any, ...]) -> bool | None:
-    """NumPy 2's answer for comparing integers of dtype ``rn`` with a Python int outside its
-    range (every element alike: ``int8 < 300`` is all True), else None."""
-    info = np.iinfo(rn)
-    for k, a in enumerate(args):
-        if type(a) is int and not info.min <= a <= info.max:
-            pair = [0, 0]  # any in-range value stands for the array's elements
-            pair[k] = math.inf if a > info.max else -math.inf
-            return _COMPARE[name](*pair)
-    return None
+__all__ = ["PY_SCALARS", "GpuOps", "casts_operands", "loop_dtype", "mixed"]
 
 
 def _fits_i32(v: Any) -> bool:

@@ -25,9 +25,11 @@ from typing import Any
 
 import numpy as np
 
+from ..._devices import Device
 from ..._dtypes import is_half, kind_of
-from ..._kernels import ir, tune
+from ..._kernels import ir
 from ..._kernels import reduce as kr
+from ..._kernels.tune import engine as tune
 from ..._ops import OPS
 from . import chunking, views
 
@@ -179,9 +181,6 @@ class Reductions:
     # -- helpers ---------------------------------------------------------------------------------
     def _masked(self, op: str, x: Any, where: Any, initial: Any) -> Any:
         """``x`` with the where=False elements replaced by ``op``'s identity (device ``where``)."""
-        import ruda
-        from ruda._array import _wrap
-
         fill = _IDENTITY.get(op)
         if fill is None:  # max/min: no identity, so NumPy asks for initial= (it fills empty slices)
             if initial is _NoValue:
@@ -194,11 +193,11 @@ class Reductions:
                 fill = complex(-np.inf, -np.inf) if op == "max" else complex(np.inf, np.inf)
             else:
                 fill = -np.inf if op == "max" else np.inf
-        dev = ruda.Device(x.device)
+        dev = Device(x.device)
         native = isinstance(where, self.ops.native)
-        w = _wrap(where, dev) if native else ruda.asarray(where, device=dev)
-        c = ruda.asarray(fill, dtype=x.dtype, device=dev)
-        return ruda.where(w, _wrap(x, dev), c)._data
+        w = where if native else x.ctx.allocator.from_host(np.asarray(where))
+        c = x.ctx.allocator.from_host(np.asarray(fill, dtype=x.dtype))
+        return dev._ops["where"](w, x, c)  # the device's where, through the dispatch table
 
     def _unsupported(self, fname: str, where: Any) -> None:
         if where is not True:
@@ -282,9 +281,6 @@ class Reductions:
         """max/min of complex values into a new ``(nout,)`` array. NumPy's answer is the first
         value with a NaN part, else the first largest (smallest) value in lexicographic order,
         real part first: the element at ``argmax`` (``argmin``), which is gathered."""
-        import ruda
-        from ruda._array import _wrap
-
         x, ops = lay.x, self.ops
         if lay.count == 0:  # NumPy raises even with no results
             raise ValueError(f"zero-size array to reduction operation {op} which has no identity")
@@ -294,9 +290,8 @@ class Reductions:
             x = ops.copy(x.reshape((lay.count, lay.nout)).transpose((1, 0)))
         rows = x.reshape((lay.nout, lay.count))
         at = ops.searching.arg("arg" + op, rows, 1).reshape((lay.nout, 1))
-        dev = ruda.Device(x.device)
-        picked = ruda.take_along_axis(_wrap(rows, dev), _wrap(at, dev), axis=1)
-        return picked._data.reshape((lay.nout,))
+        picked = Device(x.device)._ops["take_along_axis"](rows, at, axis=1)
+        return picked.reshape((lay.nout,))
 
     # -- mean, var, std ---------------------------------------------------------------------------
     def mean(self, x: Any, axis: Any = None, keepdims: bool = False, dtype: Any = None,

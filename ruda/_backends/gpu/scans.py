@@ -13,9 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from ..._kernels import ir, tune
+from ..._kernels import ir
 from ..._kernels import reduce as kr
 from ..._kernels import scan as ks
+from ..._kernels.tune import engine as tune
 from . import chunking
 from .layout import axis_from_last, rows_last
 from .reductions import LIMIT, fill_identity

@@ -7,7 +7,8 @@ layout of that rank (shape, per-operand strides and offsets in elements as param
 output's last). The copies of the manipulation ops (concat, roll, tile, pad...) need no kernel
 of their own: they are the strided copy kernel (``kernels.cast``) over views.
 
-    >>> from ruda._kernels import ir, wgsl
+    >>> from ruda._kernels import ir
+    >>> from ruda._kernels.render import wgsl
     >>> from ruda._backends.gpu import select_kernels
     >>> k = select_kernels.build("where", (ir.BOOL, ir.F32, ir.F32), ir.F32, ir.F32, 2)
     >>> "fn where_bool_f32_f32_f32_2" in wgsl.render(k)
@@ -20,9 +21,10 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from ..._kernels import cmath_order, ir
 from ..._kernels import elementwise as ew
+from ..._kernels import ir
 from ..._kernels.ir import BOOL, F32, U32, Let, Var
+from ..._kernels.math import cmath_order
 
 # kind -> number of operands: where(cond, a, b); clip(x, lo, hi) and its one-sided forms
 ARITY = {"where": 3, "clip": 3, "clip_lo": 2, "clip_hi": 2}

@@ -1,6 +1,6 @@
 """Sorting and set functions of the GPU backends: sort, argsort (the standard's ``descending``
 and ``stable``) and unique_all, unique_counts, unique_inverse, unique_values, through the radix
-sort plans of ``ruda._kernels.sort`` and the kernels of ``ruda._kernels.unique``.
+sort plans of ``ruda._kernels.sort.radix`` and the kernels of ``ruda._kernels.sort.unique``.
 
 The sorted axis is moved last (a ruda copy kernel when that is not a layout a plan can bind),
 each row of ``[rows, n]`` is sorted (every sort is stable), and the result is handed back with
@@ -18,12 +18,15 @@ from typing import Any
 
 import numpy as np
 
+from ..._devices import Device
 from ..._dtypes import kind_of
-from ..._kernels import ir, sort_keys, tune
+from ..._kernels import ir
 from ..._kernels import scan as ks
-from ..._kernels import sort as kso
-from ..._kernels import unique as ku
 from ..._kernels.reduce import Launch, Plan, _cdiv
+from ..._kernels.sort import keys as sort_keys
+from ..._kernels.sort import radix as kso
+from ..._kernels.sort import unique as ku
+from ..._kernels.tune import engine as tune
 from ..._ops import OPS
 from .indexing import LIMIT
 from .layout import axis_from_last, rows_last
@@ -127,9 +130,6 @@ class Sorting:
         (the composite keys of ``sort_keys``: NumPy's lexicographic order, NaN classes last),
         and for ``sort`` the elements gathered (NaN payloads kept). Descending sorts the
         reversed rows and reverses back: ties keep their order, NaNs come first."""
-        import ruda
-        from ruda._array import _wrap
-
         ops, ctx = self.ops, xt.ctx
         idx = ctx.allocator.empty(xt.shape, np.int64)
         if not (rows and n):
@@ -140,8 +140,7 @@ class Sorting:
             idx = ops.apply(OPS["subtract"], (n - 1, idx[..., ::-1]))
         if name == "argsort":
             return idx
-        dev = ruda.Device(xt.device)
-        return ruda.take_along_axis(_wrap(xt, dev), _wrap(idx, dev), axis=-1)._data
+        return Device(xt.device)._ops["take_along_axis"](xt, idx, axis=-1)
 
     def sort(self, x: Any, axis: int | None = -1, descending: bool = False, stable: bool = True,
              kind: Any = None, order: Any = None) -> Any:  # fmt: skip

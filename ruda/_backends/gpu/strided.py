@@ -15,14 +15,8 @@ from typing import Any
 
 import numpy as np
 
-
-def c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    """Element strides of a C-contiguous array of ``shape``."""
-    out, acc = [], 1
-    for n in reversed(shape):
-        out.append(acc)
-        acc *= max(n, 1)
-    return tuple(reversed(out))
+from .indexing import basic_index, element_index, is_basic
+from .layout import c_strides, span
 
 
 def resolve_shape(shape: tuple[int, ...], size: int) -> tuple[int, ...]:
@@ -37,21 +31,6 @@ def resolve_shape(shape: tuple[int, ...], size: int) -> tuple[int, ...]:
     if any(s < 0 for s in shape) or math.prod(shape) != size:
         raise ValueError(f"cannot reshape array of size {size} into shape {shape}")
     return shape
-
-
-def span(
-    offset: int, shape: tuple[int, ...], strides: tuple[int, ...], isz: int
-) -> tuple[int, int]:
-    """Lowest and one-past-highest byte of elements at ``offset`` with element ``strides``."""
-    lo = hi = offset
-    for n, s in zip(shape, strides, strict=True):
-        if n == 0:
-            return offset, offset
-        if s > 0:
-            hi += (n - 1) * s * isz
-        else:
-            lo += (n - 1) * s * isz
-    return lo, hi + isz
 
 
 class StridedArray:
@@ -229,94 +208,6 @@ def contiguous(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
             return False
         acc *= n
     return True
-
-
-_BASIC = (int, slice, type(None), type(Ellipsis))
-
-
-def is_basic(key: Any) -> bool:
-    """Whether ``key`` holds only ints, slices, None and Ellipsis (a view, no gather)."""
-    if type(key) is tuple:
-        return all(type(k) in _BASIC or isinstance(k, np.integer) for k in key)
-    return type(key) in _BASIC or isinstance(key, np.integer)
-
-
-def element_index(x: StridedArray, key: tuple[Any, ...]) -> int | None:
-    """The element offset (from the allocation's start) of ``x[key]`` when ``key`` is one
-    Python int per dimension, else None; an int out of range raises IndexError."""
-    shape = x.shape
-    if len(key) != len(shape):
-        return None
-    off = x.offset // x.dtype.itemsize
-    for i, n, s in zip(key, shape, x._strides):  # noqa: B905  (equal lengths checked above)
-        if type(i) is not int:
-            return None
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            d = next(d for d, k in enumerate(key) if not -shape[d] <= k < shape[d])
-            raise IndexError(f"index {key[d]} is out of bounds for axis {d} with size {shape[d]}")
-        off += i * s
-    return off
-
-
-def basic_index(x: StridedArray, key: Any) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
-    """(element offset, shape, element strides) of ``x[key]`` for a basic index ``key``."""
-    if not isinstance(key, tuple):
-        key = (key,)
-    ndim = x.ndim
-    at = element_index(x, key)
-    if at is not None:  # one element (loops of a[i, j])
-        return at, (), ()
-    n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
-    if n_real > ndim:
-        raise IndexError(
-            f"too many indices for array: array is {ndim}-dimensional, but {n_real} were indexed"
-        )
-    if sum(1 for k in key if k is Ellipsis) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    expanded: list[Any] = []
-    for k in key:
-        if k is Ellipsis:
-            expanded.extend([slice(None)] * (ndim - n_real))
-        else:
-            expanded.append(k)
-    expanded.extend([slice(None)] * (ndim - sum(1 for k in expanded if k is not None)))
-    off = x.offset // x.dtype.itemsize
-    shape: list[int] = []
-    strides: list[int] = []
-    d = 0
-    for k in expanded:
-        if k is None:
-            shape.append(1)
-            strides.append(0)
-            continue
-        n, s = x.shape[d], x._strides[d]
-        if isinstance(k, slice):
-            start, stop, step = k.indices(n)  # Python ints: huge bounds and steps clamp
-            length = len(range(start, stop, step))
-            if length:
-                off += start * s
-            shape.append(length)
-            # one element or none: the step never moves (2**62 would not fit the kernels)
-            strides.append(s * step if length > 1 else s)
-        elif isinstance(k, (bool, np.bool_)):
-            raise NotImplementedError(
-                f"boolean scalar indexing on {x.ctx.name} is not implemented yet"
-            )
-        else:
-            try:
-                i = operator.index(k)
-            except TypeError:
-                raise NotImplementedError(
-                    f"indexing with {type(k).__name__} (advanced indexing) is not "
-                    f"implemented on {x.ctx.name} yet"
-                ) from None
-            if not -n <= i < n:
-                raise IndexError(f"index {i} is out of bounds for axis {d} with size {n}")
-            off += (i % n) * s
-        d += 1
-    return off, tuple(shape), tuple(strides)
 
 
 __all__ = ["StridedArray", "basic_index", "c_strides", "contiguous", "is_basic",

@@ -1,4 +1,4 @@
-"""How the GPU backends ask the autotuner (``ruda._kernels.tune``) which variant to launch.
+"""How the GPU backends ask the autotuner (``ruda._kernels.tune.engine``) which variant to launch.
 
 One ``Tuner`` per backend: the device's ``tune.Target`` (made once per context), a runner for
 mode ``on`` (``timing.WgpuRunner`` on wgpu; on cuda a ``PlanRunner`` over the backend's own
@@ -23,7 +23,9 @@ from typing import Any
 import numpy as np
 
 from ..._kernels import elementwise as ew
-from ..._kernels import ir, timing, tune
+from ..._kernels import ir
+from ..._kernels.tune import engine as tune
+from ..._kernels.tune import timing
 
 _DECIDED = ("stored", "tuned")
 _FAILED: set[tuple[Any, ...]] = set()  # keys whose failure was reported
@@ -54,7 +56,7 @@ class PlanRunner:
         self.clock = self.timer.clock
         self._uploads: dict[int, tuple[np.ndarray, Any]] = {}
         # compiles run ahead of the search where the backend's compiler can (NVRTC on cuda)
-        self.prefetch_depth = timing.compile_threads() if hasattr(ctx.compiler, "prefetch") else 0
+        self.prefetch_depth = timing.compile_threads() if ctx.compiler.prefetches else 0
 
     def prefetch(self, plan: Any) -> None:
         """Compile ``plan``'s kernels in the background (``Compiler.prefetch``)."""
@@ -94,12 +96,6 @@ class PlanRunner:
         )
 
 
-def _target(kind: str, ctx: Any) -> tune.Target:
-    if kind == "wgpu":
-        return tune.Target.from_wgpu(ctx.device)
-    return tune.Target.from_cupy(ctx.index)
-
-
 class Tuner:
     """The autotuner as one backend (``ops``: its ``GpuOps``) sees it."""
 
@@ -111,14 +107,14 @@ class Tuner:
     def target(self, ctx: Any) -> tune.Target:
         t = ctx.__dict__.get("tune_target")
         if t is None:
-            t = ctx.__dict__["tune_target"] = _target(self.kind, ctx)
+            t = ctx.__dict__["tune_target"] = ctx.tune_target()
         return t
 
     def runner(self, ctx: Any) -> Any:
         """The runner a search in mode ``on`` uses (made on first need, kept per context)."""
         r = ctx.__dict__.get("tune_runner")
         if r is None:
-            r = timing.WgpuRunner(ctx.device) if self.kind == "wgpu" else PlanRunner(self.ops, ctx)
+            r = ctx.tune_runner(self.ops)  # the backend's context knows its runner
             ctx.__dict__["tune_runner"] = r
         return r
 
@@ -178,7 +174,8 @@ def algorithm(family: str, key: tune.Key, target: tune.Target, runner: Any = Non
     (or, in mode ``on`` with a runner, freshly tuned) decision, else of the heuristic default;
     None where the family has no algorithm choice on ``target``.
 
-    >>> from ruda._kernels import matmul, tune
+    >>> from ruda._kernels.matmul import gemm as matmul
+    >>> from ruda._kernels.tune import engine as tune
     >>> matmul.register_tuning()  # as the backends' products do
     >>> cuda = tune.Target("cuda", "doc GPU", "doc driver", frozenset(), 1024, 49152)
     >>> algorithm("matmul", tune.Key("matmul", ("f32",) * 3, "nn", (1, 64, 64, 64)), cuda)

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..base import Backend, DeviceUnavailableError
 from ..gpu.backend import GpuBackend
 
 
@@ -45,7 +44,6 @@ class WgpuBackend(GpuBackend):
 
     def __init__(self) -> None:
         from . import (
-            compose,
             fft,
             linalg_decomp,
             linalg_eig,
@@ -70,7 +68,6 @@ class WgpuBackend(GpuBackend):
                 linalg_decomp,
                 linalg_eig,
                 fft,
-                compose,
             ],
         )
         self._ops = ops
@@ -78,21 +75,9 @@ class WgpuBackend(GpuBackend):
     def elementwise(self, entry: Any) -> Callable[..., Any]:
         return self._ops.make_elementwise(entry)
 
-    def native_type(self) -> type:
-        from .array import WgpuArray
-
-        return WgpuArray
-
     def supported_dtypes(self) -> tuple[Any, ...]:
         """The standard's dtypes this device's adapter can hold (float64 needs shader-f64...)."""
         from ... import _dtypes as dt
 
         ctx = self.ctx
         return tuple(d for d in dt.STANDARD if ctx.missing_feature(d._np) is None)
-
-
-def make_backend() -> Backend:
-    reason = unavailable_reason()
-    if reason is not None:
-        raise DeviceUnavailableError(f"ruda: device 'wgpu' is unavailable: {reason}")
-    return WgpuBackend()

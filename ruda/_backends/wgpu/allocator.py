@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import wgpu
 
+from .. import base
 from ..gpu.host import host_view, upload_source
 from ..gpu.strided import span
 
@@ -127,7 +128,7 @@ class BufferPool:
         self.ctx.launcher.forget_bind_groups()
 
 
-class Allocator:
+class Allocator(base.DeviceAllocator):
     """from_host / to_host / empty for one device."""
 
     def __init__(self, ctx: Any) -> None:

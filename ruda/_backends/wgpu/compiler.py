@@ -13,10 +13,10 @@ from typing import Any
 import wgpu
 
 from ..._kernels import ir
-from ..._kernels import wgsl as wgsl_renderer
-from ..._kernels.fpstatus import has_status
+from ..._kernels.math.fpstatus import has_status
+from ..._kernels.render import wgsl as wgsl_renderer
+from .. import base
 from . import shader
-from .context import FeatureError
 from .fpstatus import wgpu_status
 
 # Kernel feature names (as the IR spells them) -> WebGPU feature names.
@@ -28,6 +28,10 @@ _TYPE_FEATURE = {ir.F16: "shader-f16", ir.F64: "shader-f64", ir.I64: "shader-int
                  ir.U64: "shader-int64"}  # fmt: skip
 _PACK = {"bool": "I", "i8": "i", "i16": "i", "i32": "i", "u8": "I", "u16": "I", "u32": "I",
          "f16": "e", "f32": "f", "i64": "q", "u64": "Q", "f64": "d"}  # fmt: skip
+
+
+class FeatureError(TypeError):
+    """A kernel or dtype needs an adapter feature this device lacks."""
 
 
 def required_features(k: ir.Kernel) -> set[str]:
@@ -90,7 +94,7 @@ def param_struct(params: tuple[ir.Param, ...]) -> tuple[struct.Struct | None, in
     return struct.Struct(fmt), total
 
 
-class Compiler:
+class Compiler(base.Compiler):
     """Kernel -> Program for one device; nothing is compiled twice."""
 
     def __init__(self, ctx: Any) -> None:
@@ -98,9 +102,6 @@ class Compiler:
         self._by_kernel: dict[int, tuple[ir.Kernel, Program]] = {}
         self._by_source: dict[tuple[str, tuple], Program] = {}
         self.compiled = 0  # pipelines built (tests check launches do not add to it)
-
-    def compile(self, key: Any) -> Program:
-        return self.program(key)
 
     def program(self, kernel: ir.Kernel) -> Program:
         hit = self._by_kernel.get(id(kernel))

@@ -16,8 +16,10 @@ from typing import Any
 
 import numpy as np
 
+from .. import base
 from ..gpu.backend import Contexts
 from . import probe
+from .compiler import FeatureError  # the compiler's error, raised here for dtypes too
 
 # Adapter kinds in the order devices are numbered (GPUs first, software rasterisers last).
 _TYPE_ORDER = {"DiscreteGPU": 0, "IntegratedGPU": 1, "VirtualGPU": 2, "CPU": 3, "Unknown": 4}
@@ -31,10 +33,6 @@ DTYPE_FEATURE = {
     "int64": "shader-int64", "uint64": "shader-int64",
     "complex64": "", "complex128": "shader-f64",  # vec2<f32>, vec2<f64>
 }  # fmt: skip
-
-
-class FeatureError(TypeError):
-    """A kernel or dtype needs an adapter feature this device lacks."""
 
 
 # Graphics APIs whose compute ruda targets; OpenGL's (GLES 3.1 compute: no f64, no int64, no
@@ -72,7 +70,7 @@ def adapters() -> tuple[Any, ...]:
     return tuple(sorted(found, key=key))
 
 
-class Context:
+class Context(base.DeviceContext):
     """One adapter's device, queue, allocator, compiler and launcher."""
 
     def __init__(self, index: int, adapter: Any) -> None:
@@ -121,6 +119,18 @@ class Context:
 
     def __repr__(self) -> str:
         return f"<wgpu context {self.name}: {self.description}>"
+
+    def tune_target(self) -> Any:
+        """The autotuner's description of this adapter (``tune.Target``)."""
+        from ..._kernels.tune import engine as tune
+
+        return tune.Target.from_wgpu(self.device)
+
+    def tune_runner(self, ops: Any) -> Any:
+        """What a search in mode ``on`` times candidates with: the WebGPU runner."""
+        from . import timing
+
+        return timing.WgpuRunner(self.device)
 
     def synchronize(self) -> None:
         """Submit everything recorded and wait until the device has finished it

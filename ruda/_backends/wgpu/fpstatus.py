@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._kernels import fpstatus as kfp
+from ..._kernels.math import fpstatus as kfp
 from ..gpu.fpstatus import Status
 
 

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import wgpu
 
+from .. import base
 from ..gpu import kernels
 
 _UNIFORM = wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
@@ -45,8 +46,10 @@ def _native_pass_calls() -> tuple[Any, Any, Any] | None:
     return bind, dispatch, ffi.new("uint32_t[1]")
 
 
-class Launcher:
-    """Program + bindings + parameters -> a dispatch in the current batch."""
+class Launcher(base.Launcher):
+    """Program + bindings + parameters -> a dispatch in the current batch (``launch``, the
+    one entry of ``base.Launcher``); copies, word copies and timestamps join the batch in
+    recording order beside the dispatches."""
 
     def __init__(self, ctx: Any) -> None:
         self.ctx = ctx
@@ -83,28 +86,15 @@ class Launcher:
         return self.encoder is not None
 
     # -- recording ----------------------------------------------------------------------
-    def launch(
-        self, program: Any, bindings: list[tuple[Any, int, int]], params: dict[str, Any], n: int
-    ) -> None:
-        """Queue ``program`` over ``n`` elements; ``bindings``: (buffer, offset, size) each."""
-        self.launch_grid(program, bindings, params, self.grid(program, n))
-
-    def launch_grid(
-        self, program: Any, bindings: list[tuple[Any, int, int]], params: dict[str, Any],
-        grid: tuple[int, int],
-    ) -> None:  # fmt: skip
-        """Queue ``program`` on ``grid`` (workgroups along x and y) as given (reduce plans)."""
-        self.launch_packed(program, bindings, program.pack(params), grid)
-
-    def launch_packed(
-        self, program: Any, bindings: list[tuple[Any, int, int]], data: bytes,
-        grid: tuple[int, int],
-    ) -> None:  # fmt: skip
-        """``launch_grid`` with the parameters already packed (``program.pack``)."""
-        self.launch_group(program, self._bind_group(program, bindings), data, grid)
-
-    def launch_group(self, program: Any, group: Any, data: bytes, grid: tuple[int, int]) -> None:
-        """``launch_packed`` with the bind group already made (``bind_group``)."""
+    def launch(self, program: Any, buffers: Any, params: Any, grid: Any) -> None:
+        """Queue ``program`` on ``grid`` (workgroups along x and y: ``grid(program, n)`` for
+        ``n`` elements, or a plan's). ``buffers``: (buffer, offset, size) bindings in the
+        kernel's order (the status words and the uniform block are bound here), or a bind group
+        ``bind_group`` made (prepared launches); ``params``: by name (a dict), or the bytes
+        ``program.pack`` made of them."""
+        if isinstance(buffers, (list, tuple)):
+            buffers = self._bind_group(program, buffers)
+        data = program.pack(params) if type(params) is dict else params
         if self._words:
             self.emit_words()
         size = len(data)
@@ -127,14 +117,14 @@ class Launcher:
             self._pipeline = program.pipeline
         native = self._native
         if native is None:
-            cpass.set_bind_group(0, group, [off] if size else [])
+            cpass.set_bind_group(0, buffers, [off] if size else [])
             cpass.dispatch_workgroups(grid[0], grid[1], 1)
         else:  # the same two calls, straight to wgpu-native (the offsets are copied)
             bind, dispatch, cell = native
-            self._held.append(group)
+            self._held.append(buffers)
             cell[0] = off
             handle = cpass._internal
-            bind(handle, 0, group._internal, 1 if size else 0, cell)
+            bind(handle, 0, buffers._internal, 1 if size else 0, cell)
             dispatch(handle, grid[0], grid[1], 1)
         if program.fps is not None:
             program.fps.dirty = True
@@ -247,7 +237,7 @@ class Launcher:
             n = len(pairs) // 2
             bindings = [(src.buffer, 0, src.size), (idx.buffer, 0, idx.size),
                         (dst.buffer, 0, dst.size)]  # fmt: skip
-            self.launch(prog, bindings, {"n": n}, n)
+            self.launch(prog, bindings, {"n": n}, self.grid(prog, n))
 
     # -- submitting -----------------------------------------------------------------------
     def flush(self) -> None:

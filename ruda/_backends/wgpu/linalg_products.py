@@ -1,6 +1,6 @@
 """Matrix products on wgpu: matmul, tensordot, vecdot, dot, inner, outer, kron, cross, trace,
 diagonal, the norms, matrix_power and multi_dot, through the shared ``gpu.matmul.Products``
-(the tiled kernel of ``ruda._kernels.matmul`` and compositions of elementwise kernels and
+(the tiled kernel of ``ruda._kernels.matmul.gemm`` and compositions of elementwise kernels and
 reductions).
 """
 

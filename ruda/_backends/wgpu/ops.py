@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from ..._kernels import ir, tune
+from ..._kernels import ir
+from ..._kernels.tune import engine as tune
 from ..gpu import chunking, kernels
 from ..gpu.creation import arange_chunks, fill_words
 from ..gpu.layout import bstrides, collapse
@@ -139,7 +140,7 @@ class WgpuOps(GpuOps):
             group = launcher.bind_group(program, binds, tuple(uids))
         if plan.vector > 1:
             self.vector_launches += 1
-        launcher.launch_group(program, group, plan.data, plan.grid)
+        launcher.launch(program, group, plan.data, plan.grid)
         return out
 
     def launch_map(
@@ -178,7 +179,7 @@ class WgpuOps(GpuOps):
             for start in range(0, n, chunk):
                 m = min(chunk, n - start)
                 binds = [_binding(x, start, m, vw) for x in ops]
-                launcher.launch(prog, binds, {"n": m}, m)
+                launcher.launch(prog, binds, {"n": m}, launcher.grid(prog, m))
             return
         if alias:
             make = _aliased(make, alias)
@@ -219,7 +220,7 @@ class WgpuOps(GpuOps):
                 binds.append((x.block.buffer, 0, min(x.block.size, ctx.max_binding)))
                 off = x.elem_offset
             params["offo" if k == last else f"off{k}"] = off
-        ctx.launcher.launch(prog, binds, params, n)
+        ctx.launcher.launch(prog, binds, params, ctx.launcher.grid(prog, n))
 
     def copy_span(self, src: WgpuArray, src_off: int, dst: WgpuArray, dst_off: int,
                   nbytes: int) -> bool:  # fmt: skip
@@ -245,11 +246,11 @@ class WgpuOps(GpuOps):
         ctx = x.ctx
         prog = ctx.compiler.program(kernels.fill_words())
         step = _chunk(ctx, nwords, 4)  # an even number of words: lo/hi keep their parity
+        launcher = ctx.launcher
         for w0 in range(0, nwords, step):
             m = min(step, nwords - w0)
-            ctx.launcher.launch(
-                prog, [(x.block.buffer, w0 * 4, m * 4)], {"n": m, "lo": lo, "hi": hi}, m
-            )
+            params = {"n": m, "lo": lo, "hi": hi}
+            launcher.launch(prog, [(x.block.buffer, w0 * 4, m * 4)], params, launcher.grid(prog, m))
         return x
 
     def arange_into(self, out: WgpuArray, start: Any, step: Any, second: Any = None) -> None:
@@ -258,7 +259,7 @@ class WgpuOps(GpuOps):
         isz = work.itemsize
         for i0, m, params in arange_chunks(n, _chunk(ctx, n, isz), work, start, step, second):
             binding = (out.block.buffer, i0 * isz, (m * isz + 3) & ~3)
-            ctx.launcher.launch(prog, [binding], {"n": m, **params}, m)
+            ctx.launcher.launch(prog, [binding], {"n": m, **params}, ctx.launcher.grid(prog, m))
 
     # -- reduce and scan plans ------------------------------------------------------------------
     def plan_ready(self, x: WgpuArray) -> bool:
@@ -291,7 +292,7 @@ class WgpuOps(GpuOps):
             prog = compiler.program(launch.kernel)
             params = dict(zip(prog.param_names, launch.params, strict=True))
             bindings = [binds[n] for n in launch.buffers]
-            launcher.launch_grid(prog, bindings, params, launch.grid[:2])
+            launcher.launch(prog, bindings, params, launch.grid[:2])
 
 
 def _binding(x: WgpuArray, start: int, m: int, vector: int) -> tuple[Any, int, int]:

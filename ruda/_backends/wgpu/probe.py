@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._kernels import wgsl
+from ..._kernels.render import wgsl
 
 ASSUME = "RUDA_WGPU_ASSUME"
 _CASES = 32  # quotients per float type, the closest to a rounding midpoint of 2048 random ones

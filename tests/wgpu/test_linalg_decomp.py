@@ -1,7 +1,0 @@
-"""The linalg decompositions on wgpu against NumPy: the shared tests of
-``tests/gpu/linalg_decomp.py`` (cholesky, inv, solve, det, slogdet, qr, eigh, svd and the
-compositions pinv, matrix_rank, cond, matrix_norm, lstsq)."""
-
-from __future__ import annotations
-
-from tests.gpu.linalg_decomp import *  # noqa: F403  (the shared tests, collected here)
