@@ -16,7 +16,7 @@ import sys as _sys
 from . import (
     _creation,
     _creation_numpy,
-    _data_type,
+    _data_type_functions,
     _elementwise,
     _histograms,
     _indexing,
@@ -74,7 +74,7 @@ _CHAPTERS = (
     _elementwise,
     _creation,
     _creation_numpy,
-    _data_type,
+    _data_type_functions,
     _manipulation,
     _manipulation_numpy,
     _indexing,

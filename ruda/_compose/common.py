@@ -18,7 +18,7 @@ from typing import Any
 from .. import (
     _creation,
     _creation_numpy,
-    _data_type,
+    _data_type_functions,
     _elementwise,
     _histograms,
     _indexing,
@@ -45,7 +45,7 @@ from .._info import __array_namespace_info__
 
 def _namespace() -> SimpleNamespace:
     ns: dict[str, Any] = {}
-    for m in (_elementwise, _creation, _creation_numpy, _data_type, _manipulation,
+    for m in (_elementwise, _creation, _creation_numpy, _data_type_functions, _manipulation,
               _manipulation_numpy, _indexing, _searching, _set, _sorting, _statistical,
               _nanfunctions, _order_statistics, _histograms, _utility, _linear_algebra,
               _numpy_compat):  # fmt: skip

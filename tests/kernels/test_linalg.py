@@ -13,7 +13,7 @@ import pytest
 import ruda
 from ruda._kernels import ir
 from ruda._kernels.linalg import common as lc
-from ruda._kernels.linalg import compose as kc
+from ruda._kernels.linalg import from_svd as kc
 from ruda._kernels.linalg import jacobi as kj
 from ruda._kernels.linalg import jacobi_steps as kjs
 from ruda._kernels.linalg import lu as kl

@@ -20,7 +20,7 @@ from ..._dtypes import kind_of
 from ..._kernels import ir
 from ..._kernels.linalg import eig_vectors as kv
 from ..._kernels.linalg import steps as ks
-from ..gpu.linalg_compose import Plans
+from ..gpu.linalg_base import Plans
 from ..gpu.linalg_eig import LinalgEig, eig_dtype
 from .array import CudaArray
 from .library_blas import new, on

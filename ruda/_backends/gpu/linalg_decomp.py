@@ -1,6 +1,6 @@
 """The linalg factorizations on the GPU backends from ruda's own kernels
 (``ruda._kernels.linalg``): cholesky, inv, solve, det, slogdet, qr, eigh, eigvalsh, svd,
-svdvals; ``LinalgBase`` (``linalg_compose``) adds pinv, matrix_rank, cond, matrix_norm, lstsq.
+svdvals; ``LinalgBase`` (``linalg_base``) adds pinv, matrix_rank, cond, matrix_norm, lstsq.
 Real (float32, float64) and complex (complex64, complex128) stacks take the same kernels,
 built per element type; eigenvalues, singular values and log|det| come back real.
 
@@ -24,14 +24,14 @@ import numpy as np
 
 from ..._kernels import ir
 from ..._kernels.linalg import common as lc
-from ..._kernels.linalg import compose as kc
+from ..._kernels.linalg import from_svd as kc
 from ..._kernels.linalg import jacobi as kj
 from ..._kernels.linalg import lu as kl
 from ..._kernels.linalg import qr as kq
 from . import linalg_blocked as blocked
 from . import linalg_steps as steps
 from . import views
-from .linalg_compose import LinalgBase, LinAlgError, Plans, real_dtype, work_dtype
+from .linalg_base import LinalgBase, LinAlgError, Plans, real_dtype, work_dtype
 
 SEPARATED = 1e-4  # promoted SVDs skip U's QR when every s_i exceeds this of s_max
 

@@ -32,7 +32,7 @@ from ..._kernels.linalg import eig as ke
 from ..._kernels.linalg import eig_qr as kq
 from ..._kernels.linalg import eig_vectors as kv
 from ..._kernels.linalg import steps as ks
-from .linalg_compose import LinalgBase, LinAlgError, Plans
+from .linalg_base import LinalgBase, LinAlgError, Plans
 
 # Loop iterations one invocation may run per launch: llvmpipe's hang guard, and elsewhere a
 # bound that keeps any one launch short (a driver's watchdog may end a long dispatch).

@@ -11,8 +11,8 @@ workgroups), batched over a stack:
 * ``gemm``: C = A B for stacks of small matrices (lstsq's products).
 
     >>> from ruda._kernels import ir
-    >>> from ruda._kernels.linalg import compose as linalg_compose
-    >>> linalg_compose.sv_summary(ir.F32, "ratio").name
+    >>> from ruda._kernels.linalg import from_svd
+    >>> from_svd.sv_summary(ir.F32, "ratio").name
     'linalg_sv_ratio_f32'
 """
 

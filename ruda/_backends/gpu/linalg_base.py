@@ -3,7 +3,7 @@ the compositions on top of an SVD and an inverse: pinv, matrix_rank, cond, matri
 
 ``LinalgBase`` holds them; a backend's linalg object subclasses it and supplies ``svd`` and
 ``inv`` (wgpu: ``linalg_decomp.LinalgDecomp``, ruda's own kernels; cuda: cuSOLVER). The
-compositions run ruda's kernels (``ruda._kernels.linalg.compose``): the pseudo-inverse
+compositions run ruda's kernels (``ruda._kernels.linalg.from_svd``): the pseudo-inverse
 product with NumPy's cutoff, singular-value summaries and counts, a small batched product.
 """
 
@@ -16,7 +16,7 @@ import numpy as np
 
 from ..._dtypes import float_info, is_half, kind_of
 from ..._kernels import ir
-from ..._kernels.linalg import compose as kc
+from ..._kernels.linalg import from_svd as kc
 from ..._kernels.reduce import Launch, Plan
 from ..._ops import OPS
 from . import views

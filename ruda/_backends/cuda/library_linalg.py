@@ -1,12 +1,12 @@
 """pinv, matrix_rank, cond and lstsq on cuda: the shared compositions of
-``gpu.linalg_compose`` (ruda's kernels for the products, cutoffs and counts) over cuSOLVER's SVD
+``gpu.linalg_base`` (ruda's kernels for the products, cutoffs and counts) over cuSOLVER's SVD
 and inverse (``library_solver``, which keeps the factorizations themselves)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..gpu.linalg_compose import LinalgBase
+from ..gpu.linalg_base import LinalgBase
 from . import library_solver as solver
 from .ops import OPS
 from .reductions import REDUCTIONS
