@@ -13,30 +13,10 @@ from __future__ import annotations
 
 import sys as _sys
 
-from . import (
-    _creation,
-    _creation_numpy,
-    _data_type_functions,
-    _elementwise,
-    _histograms,
-    _indexing,
-    _interop,
-    _io,
-    _linear_algebra,
-    _manipulation,
-    _manipulation_numpy,
-    _nanfunctions,
-    _numpy_compat,
-    _order_statistics,
-    _searching,
-    _set,
-    _sorting,
-    _statistical,
-    _utility,
-)
 from . import _dtypes as _dt
 from ._array import Array
 from ._backends import DeviceUnavailableError
+from ._chapters import CHAPTERS as _CHAPTERS
 from ._devices import Device, device
 from ._dtypes import (
     DType,
@@ -70,27 +50,6 @@ nan = float("nan")
 newaxis = None
 ndarray = Array
 
-_CHAPTERS = (
-    _elementwise,
-    _creation,
-    _creation_numpy,
-    _data_type_functions,
-    _manipulation,
-    _manipulation_numpy,
-    _indexing,
-    _searching,
-    _set,
-    _sorting,
-    _statistical,
-    _histograms,
-    _nanfunctions,
-    _order_statistics,
-    _utility,
-    _linear_algebra,
-    _numpy_compat,
-    _io,
-    _interop,
-)
 for _mod in _CHAPTERS:
     for _name in _mod.__all__:
         globals()[_name] = getattr(_mod, _name)
@@ -99,9 +58,12 @@ from . import (  # noqa: E402  (extensions import the namespace)
     _array_methods,  # noqa: E402,F401  (NumPy's ndarray methods, over the namespace)
     _compose,  # compositions over Arrays: registered for kinds without a native op
     cuda,  # streams and events (ruda.cuda), imported without CuPy
+    emath,  # NumPy's emath: complex results outside the real domain
+    exceptions,  # NumPy's exception names (AxisError is ruda's)
     fft,
     linalg,
     random,
+    testing,  # NumPy's assertions over ruda arrays (copied to the host explicitly)
     wgpu,  # synchronize and timing events (ruda.wgpu), imported without wgpu-py
 )
 from ._devices import MemoryInfo  # noqa: E402,F401  (Device.memory_info's result type)

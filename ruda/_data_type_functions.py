@@ -212,15 +212,9 @@ def iinfo(type: Any, /) -> iinfo_object:  # noqa: A002  (the standard's name)
     return r
 
 
-_KINDS = {
-    "bool": "b",
-    "signed integer": "i",
-    "unsigned integer": "u",
-    "integral": "iu",
-    "real floating": "f",
-    "complex floating": "c",
-    "numeric": "iufc",
-}
+# isdtype's kind names (the standard's seven), spelled as the op table's categories are
+_KINDS = {k: dt.CATEGORY_KINDS[k] for k in ("bool", "signed integer", "unsigned integer",
+          "integral", "real floating", "complex floating", "numeric")}  # fmt: skip
 
 
 def isdtype(dtype: Any, kind: Any) -> bool:

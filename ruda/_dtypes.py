@@ -162,24 +162,45 @@ REAL_NUMERIC = INTEGER + REAL_FLOATING
 NUMERIC = INTEGER + FLOATING
 STANDARD = BOOLEAN + NUMERIC
 
-CATEGORIES: dict[str, tuple[DType, ...]] = {
-    "bool": BOOLEAN,
-    "signed integer": SIGNED,
-    "unsigned integer": UNSIGNED,
-    "integral": INTEGER,
-    "integer": INTEGER,
-    "real floating": REAL_FLOATING,
-    "complex floating": COMPLEX_FLOATING,
-    "floating-point": FLOATING,
-    "real floating-point": REAL_FLOATING,
-    "complex floating-point": COMPLEX_FLOATING,
-    "numeric": NUMERIC,
-    "real-valued": REAL_NUMERIC,
-    "real numeric": REAL_NUMERIC,
-    "integer or boolean": INTEGER + BOOLEAN,
-    "boolean": BOOLEAN,
-    "any": STANDARD,
+# The standard's category words as dtype kinds ("b" bool, "i"/"u" signed/unsigned integers, "f"
+# real floating, "c" complex floating): the one mapping that every category test reads (the
+# namespace, ``_ufunc``'s loops, the kernel builders, the tests).
+CATEGORY_KINDS: dict[str, str] = {
+    "bool": "b",
+    "signed integer": "i",
+    "unsigned integer": "u",
+    "integral": "iu",
+    "integer": "iu",
+    "real floating": "f",
+    "complex floating": "c",
+    "floating-point": "fc",
+    "real floating-point": "f",
+    "complex floating-point": "c",
+    "numeric": "iufc",
+    "real-valued": "iuf",
+    "real numeric": "iuf",
+    "integer or boolean": "iub",
+    "boolean": "b",
+    "any": "biufc",
 }
+_OF_KIND = {"b": BOOLEAN, "i": SIGNED, "u": UNSIGNED, "f": REAL_FLOATING, "c": COMPLEX_FLOATING}
+
+
+def category_kinds(category: str) -> str:
+    """The dtype kinds of one of the standard's categories.
+
+    >>> category_kinds("real numeric")
+    'iuf'
+    """
+    return CATEGORY_KINDS[category]
+
+
+def category_dtypes(category: str) -> tuple[DType, ...]:
+    """The standard's dtypes of ``category``, kind by kind in ``CATEGORY_KINDS``'s order."""
+    return tuple(d for k in CATEGORY_KINDS[category] for d in _OF_KIND[k])
+
+
+CATEGORIES: dict[str, tuple[DType, ...]] = {c: category_dtypes(c) for c in CATEGORY_KINDS}
 
 DEFAULT_FLOAT = float64
 DEFAULT_INT = int64

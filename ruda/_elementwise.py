@@ -76,7 +76,7 @@ def _result(r: Any, out: Any, dev: Any) -> Any:
 
 def _make_unary(op: Op):
     name = op.name
-    tuple_result = op.numpy in ("frexp", "modf")
+    tuple_result = op.outputs > 1
 
     def fn(x, /, out=None, **kwargs):
         if out is None and not kwargs and not tuple_result:
@@ -97,7 +97,7 @@ def _unary_full(name: str, x: Any, out: Any, kwargs: dict) -> Any:
         if kwargs.get("where", True) is not True:
             return _where(name, (x,), out, kwargs, dev)
     d = _native(x, name, dev)
-    if dev is not CPU and not OPS[name].expr:
+    if dev is not CPU and OPS[name].outputs > 1:
         _decide(name, (d,))
     impl = dev._ops[name]
     if out is None and not kwargs:
@@ -107,7 +107,7 @@ def _unary_full(name: str, x: Any, out: Any, kwargs: dict) -> Any:
 
 def _make_binary(op: Op):
     name = op.name
-    tuple_result = op.numpy == "divmod"
+    tuple_result = op.outputs > 1
 
     def fn(x1, x2, /, out=None, **kwargs):
         if out is None and not kwargs and not tuple_result:
@@ -127,7 +127,7 @@ def _binary_full(name: str, x1: Any, x2: Any, out: Any, kwargs: dict) -> Any:
         if kwargs.get("where", True) is not True:
             return _where(name, (x1, x2), out, kwargs, dev)
     a, b = _native(x1, name, dev), _native(x2, name, dev)
-    if dev is not CPU and not OPS[name].expr:
+    if dev is not CPU and OPS[name].outputs > 1:
         _decide(name, (a, b))
     impl = dev._ops[name]
     if out is None and not kwargs:
@@ -136,17 +136,15 @@ def _binary_full(name: str, x1: Any, x2: Any, out: Any, kwargs: dict) -> Any:
 
 
 def _decide(name: str, natives: tuple[Any, ...]) -> None:
-    """The dtype decision of ``_ufunc.resolve`` for an op a GPU backend composes from others
-    (frexp, modf, divmod, heaviside...): NumPy's TypeError where its loops refuse the dtypes,
-    as the cpu raises it, before the composition runs."""
+    """The dtype decision of ``_ufunc.resolve`` for an op of two outputs, which a GPU backend
+    composes from others (frexp, modf, divmod: ``Op.outputs``): NumPy's TypeError where its
+    loops refuse the dtypes, as the cpu raises it, before the composition runs."""
     arrays = [v.dtype for v in natives if type(v) not in _SCALARS]
     if arrays:
-        op = OPS[name]
-        if op.name not in ("ldexp", "isnat"):  # ldexp: (float, int) loops; isnat: its own
-            try:
-                resolve(op, arrays, [v for v in natives if type(v) in _SCALARS])
-            except TypeError as e:  # named as the dispatch row names the cpu's
-                raise annotate(name, e) from None
+        try:
+            resolve(OPS[name], arrays, [v for v in natives if type(v) in _SCALARS])
+        except TypeError as e:  # named as the dispatch row names the cpu's
+            raise annotate(name, e) from None
 
 
 def _where(name: str, args: tuple[Any, ...], out: Any, kwargs: dict, dev: Any) -> Any:

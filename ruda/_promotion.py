@@ -128,6 +128,17 @@ def with_scalar(a: DType, value: Any) -> DType:
     raise TypeError(f"ruda: {t.__name__} is not a Python scalar")
 
 
+def fold(dtypes: list[np.dtype], scalars: list[Any]) -> np.dtype:
+    """The NumPy dtype of operands of NumPy ``dtypes`` (promoted in order) and Python ``scalars``
+    (weak types, after them): an elementwise op's or ``where``'s operand dtype."""
+    r = dt.from_numpy(dtypes[0])
+    for d in dtypes[1:]:
+        r = promote(r, dt.from_numpy(d))
+    for s in scalars:
+        r = with_scalar(r, s)
+    return r._np
+
+
 def result_type(*items: Any) -> DType:
     """Fold promotion over dtypes, arrays and Python scalars (scalars last, as weak types)."""
     dtypes: list[DType] = []

@@ -26,10 +26,9 @@ import numpy as np
 from . import _dtypes as dt
 from ._dtypes import kind_of
 from ._ops import Op
-from ._promotion import promote, with_scalar
+from ._promotion import fold
 
 PY_SCALARS = (builtins.bool, int, float, complex)
-_FLOAT_CATEGORIES = ("floating-point", "real floating-point")
 _LOOPS: dict[tuple[str, np.dtype], np.dtype] = {}
 _RESULTS: dict[tuple[Any, ...], tuple[np.dtype, np.dtype]] = {}
 NEGATIVE_POWER = "Integers to negative integer powers are not allowed."
@@ -57,7 +56,7 @@ def loop_dtype(op: Op, rn: np.dtype) -> np.dtype:
             res = np.asarray(uf(*[np.ones(1, rn)] * op.arity)).dtype
     elif op.result == "bool":
         res = np.dtype(np.bool_)
-    elif op.category in _FLOAT_CATEGORIES and kind_of(rn) != "f":
+    elif set(dt.category_kinds(op.category)) <= set("fc") and kind_of(rn) != "f":
         res = np.promote_types(rn, np.float16)  # NumPy: int8 -> float16, int32 -> float64
     else:
         res = rn
@@ -79,12 +78,7 @@ def resolve(op: Op, arrays: list[np.dtype], scalars: list[Any]) -> tuple[np.dtyp
 
 
 def _resolve(op: Op, arrays: list[np.dtype], scalars: list[Any]) -> tuple[np.dtype, np.dtype]:
-    r = dt.from_numpy(arrays[0])
-    for d in arrays[1:]:
-        r = promote(r, dt.from_numpy(d))
-    for s in scalars:
-        r = with_scalar(r, s)
-    rn = r._np
+    rn = fold(arrays, scalars)
     return rn, loop_dtype(op, rn)
 
 

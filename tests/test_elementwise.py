@@ -15,16 +15,7 @@ from ruda import _dtypes as dt
 from ruda._ops import ELEMENTWISE, STANDARD_ELEMENTWISE
 from tests.helpers import assert_close, to_numpy
 
-_CATEGORY_DTYPES = {
-    "numeric": dt.NUMERIC,
-    "floating-point": dt.FLOATING,
-    "real floating-point": dt.REAL_FLOATING,
-    "real numeric": dt.REAL_NUMERIC,
-    "integer": dt.INTEGER,
-    "integer or boolean": dt.INTEGER + dt.BOOLEAN,
-    "bool": dt.BOOLEAN,
-    "any": dt.STANDARD,
-}
+_CATEGORY_DTYPES = dt.CATEGORIES  # the standard's categories as dtypes (ruda._dtypes)
 # Ops whose NumPy reference is undefined on part of the integer range (shifts, negative powers).
 _NONNEG_SECOND = {"bitwise_left_shift", "bitwise_right_shift", "pow", "float_power", "ldexp"}
 _SKIP_TESTED_ELSEWHERE = {"isnat", "divmod", "frexp", "modf", "ldexp"}

@@ -3,18 +3,21 @@
 one. ``ruda/__init__.py`` imports this package after the namespace modules; nothing in the
 namespace imports it.
 
-Topics: ``calculus`` (gradient, trapezoid, convolve, interp...), ``compare`` (isclose, choose,
-select, index conversions...), ``create`` (linspace, meshgrid, tri...), ``diag_indices``,
-``einsum``, ``functional`` (vectorize, apply_along_axis), ``histogram`` (+ ``histogram_bins``),
-``nan`` (nan-reductions), ``nonfinite``, ``numeric`` (sinc, i0, unwrap, round with decimals...),
-``poly``, ``quantile``, ``sets``, ``shape`` (insert, delete, block...), ``sorting`` (unique,
-lexsort, partition, set operations...), ``special``, ``stats`` (diff, bincount, median),
-``tensor_linalg``, ``ufunc`` (reduce/accumulate/outer/at), ``weighted`` (average, cov...).
+Topics: ``bits`` (bitwise_count, packbits, unpackbits), ``calculus`` (gradient, trapezoid,
+convolve, interp...), ``compare`` (isclose, choose, select, index conversions...), ``create``
+(linspace, meshgrid, tri...), ``diag_indices``, ``einsum``, ``functional`` (vectorize,
+apply_along_axis), ``histogram`` (+ ``histogram_bins``), ``nan`` (nan-reductions),
+``nonfinite``, ``numeric`` (sinc, i0, unwrap, round with decimals...), ``poly``, ``polydiv``,
+``products`` (matvec, vecmat), ``quantile``, ``sets``, ``shape`` (insert, delete, block...),
+``sorting`` (unique, lexsort, partition, set operations...), ``special``, ``stats`` (diff,
+bincount, median), ``tensor_linalg``, ``ufunc`` (reduce/accumulate/outer/at), ``weighted``
+(average, cov...).
 """
 
 from __future__ import annotations
 
 from . import (  # noqa: F401  (imported for their registrations)
+    bits,
     calculus,
     compare,
     create,
@@ -27,6 +30,8 @@ from . import (  # noqa: F401  (imported for their registrations)
     nonfinite,
     numeric,
     poly,
+    polydiv,
+    products,
     quantile,
     sets,
     shape,

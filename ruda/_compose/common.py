@@ -15,28 +15,10 @@ from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
-from .. import (
-    _creation,
-    _creation_numpy,
-    _data_type_functions,
-    _elementwise,
-    _histograms,
-    _indexing,
-    _linear_algebra,
-    _manipulation,
-    _manipulation_numpy,
-    _nanfunctions,
-    _numpy_compat,
-    _order_statistics,
-    _searching,
-    _set,
-    _sorting,
-    _statistical,
-    _utility,
-    linalg,
-)
 from .. import _dtypes as dt
+from .. import linalg
 from .._array import Array, _wrap
+from .._chapters import CHAPTERS
 from .._devices import Device
 from .._dispatch import register_composition
 from .._errors import AxisError
@@ -45,10 +27,7 @@ from .._info import __array_namespace_info__
 
 def _namespace() -> SimpleNamespace:
     ns: dict[str, Any] = {}
-    for m in (_elementwise, _creation, _creation_numpy, _data_type_functions, _manipulation,
-              _manipulation_numpy, _indexing, _searching, _set, _sorting, _statistical,
-              _nanfunctions, _order_statistics, _histograms, _utility, _linear_algebra,
-              _numpy_compat):  # fmt: skip
+    for m in CHAPTERS:
         ns.update({n: getattr(m, n) for n in m.__all__})
     ns.update({n: getattr(dt, n) for n in (
         "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",

@@ -82,7 +82,8 @@ def i0(x: Any) -> Any:
     if kind_of(x.dtype) != "f":
         a = rd.astype(a, rd.float64)
     a = rd.abs(a)
-    t = rd.stack([a / 2.0 - 2, 32.0 / a - 2.0])
+    big = rd.maximum(a, 8.0)  # the second series' argument: no 32 / 0 where the first is used
+    t = rd.stack([a / 2.0 - 2, 32.0 / big - 2.0])
     coef = np.zeros((len(_I0_A), 2))
     coef[:, 0], coef[len(_I0_A) - len(_I0_B) :, 1] = _I0_A, _I0_B  # leading zeros change nothing
     c = rd.asarray(coef.reshape(coef.shape + (1,) * a.ndim), dtype=a.dtype, device=a.device)
@@ -92,7 +93,7 @@ def i0(x: Any) -> Any:
         b0 = t * b1 - b2 + c[k]
     r = 0.5 * (b0 - b2)
     e = rd.exp(a)
-    return rd.where(a <= 8.0, e * r[0], e * r[1] / rd.sqrt(a))
+    return rd.where(a <= 8.0, e * r[0], e * r[1] / rd.sqrt(big))
 
 
 def unwrap(p: Any, discont: Any = None, axis: int = -1, period: Any = 2 * np.pi) -> Any:

@@ -50,10 +50,10 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from .. import _ops
+from .. import _dtypes, _ops
 from . import ir
 from .ir import BOOL, F16, F32, U32, Let, Var
-from .math import cmath, cmath_order, fpstatus, mathlib
+from .math import cmath, fpstatus, mathlib
 from .math.mathlib import copysign, isfinite, isinf, isnan, land, lor, signbit
 
 OPS, Op = _ops.OPS, _ops.Op
@@ -67,34 +67,28 @@ _CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq
 
 INTS = (ir.I8, ir.I16, ir.I32, ir.I64, ir.U8, ir.U16, ir.U32, ir.U64)
 FLOATS = (F16, ir.BF16, F32, ir.F64)
-_CATEGORY = {
-    "numeric": INTS + FLOATS, "real numeric": INTS + FLOATS,
-    "floating-point": FLOATS, "real floating-point": FLOATS,
-    "integer": INTS, "integer or boolean": (BOOL, *INTS),
-    "bool": (BOOL, *INTS, *FLOATS), "any": (BOOL, *INTS, *FLOATS),
-}  # fmt: skip
-# NumPy accepts bool for these too (add is or, multiply is and...).
-_BOOL_TOO = {"add", "multiply", "maximum", "minimum", "fmax", "fmin", "abs", "square"}
-# Categories whose functions the standard defines for complex operands too.
-_COMPLEX_CATEGORIES = ("numeric", "floating-point", "any", "bool")
-# Entries with no single-output elementwise kernel (two outputs; datetime only).
-UNSUPPORTED = {"frexp": "two outputs", "modf": "two outputs", "divmod": "two outputs"}
+# The types a kernel is built for, in this order, kept where the op's category has the kind
+# (complex ones come from ``Op.complex``).
+_REAL_TYPES = (BOOL, *INTS, *FLOATS)
 
 
 def supported_types(name: str) -> list[tuple[tuple[ir.Type, ...], ir.Type]]:
-    """Every (input types, output type) the builder renders for op ``name``."""
+    """Every (input types, output type) the builder renders for op ``name``: the op table's
+    category, ``bool_ok``, ``complex``, ``operands`` (mixed loops) and ``wide`` say which."""
     op = OPS[name]
-    if name in UNSUPPORTED:
+    if op.outputs != 1:
         return []
-    types = _CATEGORY[op.category] + ((BOOL,) if name in _BOOL_TOO else ())
+    # logical functions take any operand as its truth value (NumPy has every loop)
+    kinds = "biuf" if op.category == "bool" else _dtypes.category_kinds(op.category)
+    types = tuple(t for t in _REAL_TYPES if t.kind in kinds) + ((BOOL,) if op.bool_ok else ())
     cplx = [((t,) * op.arity, BOOL if op.result == "bool" else t.part if op.result == "real"
-             else t) for t in ir.COMPLEX_TYPES
-            if name in cmath.OPS and (op.category in _COMPLEX_CATEGORIES
-                                      or name in cmath_order.OPS)]  # fmt: skip
-    if name == "float_power":  # NumPy computes it in float64 (the namespace casts to it)
-        return [((ir.F64, ir.F64), ir.F64), *cplx[1:]]
-    if name == "ldexp":
-        return [((t, ir.I32), t) for t in FLOATS] + [((t, ir.I64), t) for t in FLOATS]
+             else t) for t in ir.COMPLEX_TYPES if op.complex]  # fmt: skip
+    if op.wide:  # NumPy computes it in the 64-bit loops only (the namespace casts to them)
+        keep = [s for s in cplx if s[1].bits == 128]
+        return [((t,) * op.arity, t) for t in types if t.kind == "f" and t.bits == 64] + keep
+    if op.operands:  # a mixed loop (ldexp's float mantissas, int32 or int64 exponents)
+        ints = (ir.I32, ir.I64)
+        return [((t, e), t) for e in ints for t in types if t.kind == op.operands[0]]
     out = []
     for t in types:
         out.append(((t,) * op.arity, BOOL if op.result == "bool" else t))
@@ -145,17 +139,18 @@ def body_expr(op: Op, operands: list[ir.Expr], compute: ir.Type, out: ir.Type) -
     names = ("a", "b")[: op.arity]
     if op.category == "bool":
         env = {n: _as_bool(e) for n, e in zip(names, operands, strict=True)}
-    elif op.name == "ldexp":
-        env = {"a": ir.cast(operands[0], compute), "b": ir.cast(operands[1], ir.I32)}
+    elif op.operands:  # a mixed loop: integer operands are read as int32 (ldexp's exponent)
+        env = {n: ir.cast(e, compute if k == "f" else ir.I32)
+               for n, e, k in zip(names, operands, op.operands, strict=True)}  # fmt: skip
     else:
         env = {n: ir.cast(e, compute) for n, e in zip(names, operands, strict=True)}
-    special = SPECIAL.get((op.name, compute.kind)) or SPECIAL.get((op.name, "*"))
+    lowering = op.lowerings.get(compute.kind)
     if compute.is_complex and op.category != "bool":
         value = _complex_value(op, list(env.values()))
-    elif op.name in ("nextafter", "spacing") and (half := _half_of(out, operands)) is not None:
-        value = (_nextafter if op.name == "nextafter" else _spacing)(*env.values(), half=half)
-    elif special is not None:
-        value = special(*env.values())
+    elif lowering in _HALF_AWARE:  # 16-bit floats held in float32: step their own patterns
+        value = LOWERINGS[lowering](*env.values(), half=_half_of(out, operands))
+    elif lowering is not None:
+        value = LOWERINGS[lowering](*env.values())
     elif op.expr:
         value = lower(op.expr, env, compute)
     else:
@@ -164,7 +159,7 @@ def body_expr(op: Op, operands: list[ir.Expr], compute: ir.Type, out: ir.Type) -
 
 
 def _complex_value(op: Op, args: list[ir.Expr]) -> ir.Expr:
-    if op.name not in cmath.OPS:
+    if not op.complex:
         raise NotImplementedError(f"ruda kernels: {op.name} is not defined for complex operands")
     if op.arity == 1:
         return cmath.unary(op.name, args[0])
@@ -325,50 +320,49 @@ def _bool_op(op: str) -> Callable[[ir.Expr, ir.Expr], ir.Expr]:
     return lambda a, b: ir.Binary(op, a, b, BOOL)
 
 
-_INT = ("i", "u")
-# Per (op, compute kind) lowerings where the op table's expression is not NumPy's meaning
-# for that kind ("*": every kind).
-SPECIAL: dict[tuple[str, str], Callable[..., ir.Expr]] = {
-    # rounding is the identity on integers and bools (NumPy's floor(bool) is bool)
-    **{(n, k): _identity for n in ("floor", "ceil", "trunc", "round", "fix", "rint")
-       for k in (*_INT, "b")},
-    **{(n, "*"): _identity for n in ("conj", "real", "positive")},
-    ("imag", "*"): lambda a: _c(0, a),
-    ("abs", "u"): _identity, ("abs", "b"): _identity, ("square", "b"): _identity,
-    ("add", "b"): _bool_op("lor"), ("multiply", "b"): _bool_op("land"),
-    ("maximum", "b"): _bool_op("lor"), ("minimum", "b"): _bool_op("land"),
-    ("fmax", "b"): _bool_op("lor"), ("fmin", "b"): _bool_op("land"),
-    ("bitwise_xor", "b"): _bool_op("ne"), ("bitwise_and", "b"): _bool_op("land"),
-    ("bitwise_or", "b"): _bool_op("lor"),
-    ("floor_divide", "i"): _int_floor_divide, ("floor_divide", "u"): _int_floor_divide,
-    ("remainder", "i"): _int_remainder, ("remainder", "u"): _int_remainder,
-    ("fmod", "i"): _int_fmod, ("fmod", "u"): _int_fmod,
-    ("floor_divide", "f"): lambda a, b: mathlib.float_divmod(a.type, False)(a, b),
-    ("remainder", "f"): lambda a, b: mathlib.float_divmod(a.type, True)(a, b),
-    ("bitwise_left_shift", "i"): _shl, ("bitwise_left_shift", "u"): _shl,
-    ("bitwise_right_shift", "i"): _shr, ("bitwise_right_shift", "u"): _shr,
-    ("pow", "i"): _fn(mathlib.ipow), ("pow", "u"): _fn(mathlib.ipow),
-    ("float_power", "i"): _fn(mathlib.ipow), ("float_power", "u"): _fn(mathlib.ipow),
-    ("gcd", "i"): _fn(mathlib.gcd), ("gcd", "u"): _fn(mathlib.gcd),
-    ("lcm", "i"): _fn(mathlib.lcm), ("lcm", "u"): _fn(mathlib.lcm),
-    ("sign", "*"): _sign,
-    ("maximum", "f"): _maximum, ("minimum", "f"): _minimum,
-    ("fmax", "f"): _fmax, ("fmin", "f"): _fmin,
-    **{(n, k): (lambda f: lambda a, b: ir.call(f, a, b))(n[1:]) for n in ("fmax", "fmin")
-       for k in _INT},
-    ("isnan", "f"): isnan, ("isinf", "f"): isinf, ("isfinite", "f"): isfinite,
-    ("signbit", "f"): signbit, ("copysign", "f"): copysign,
+# The lowerings the op table's ``Op.lowerings`` name (per compute kind), where the entry's
+# expression is not NumPy's meaning for that kind: each takes the operands as IR, in the
+# compute type (the ``_HALF_AWARE`` ones also the 16-bit float type, or None).
+LOWERINGS: dict[str, Callable[..., ir.Expr]] = {
+    "identity": _identity,  # rounding integers and bools, conj/real/positive of reals
+    "zero": lambda a: _c(0, a),
+    "false": _false,
+    "true": _true,
+    "or": _bool_op("lor"),  # NumPy's bool loops: add is or, multiply is and...
+    "and": _bool_op("land"),
+    "ne": _bool_op("ne"),
+    "int_floor_divide": _int_floor_divide,
+    "int_remainder": _int_remainder,
+    "int_fmod": _int_fmod,
+    "int_reciprocal": _int_reciprocal,
+    "float_floor_divide": lambda a, b: mathlib.float_divmod(a.type, False)(a, b),
+    "float_remainder": lambda a, b: mathlib.float_divmod(a.type, True)(a, b),
+    "shl": _shl,
+    "shr": _shr,
+    "ipow": _fn(mathlib.ipow),
+    "gcd": _fn(mathlib.gcd),
+    "lcm": _fn(mathlib.lcm),
+    "sign": _sign,
+    "maximum": _maximum,
+    "minimum": _minimum,
+    "fmax": _fmax,
+    "fmin": _fmin,
+    "int_max": lambda a, b: ir.call("max", a, b),
+    "int_min": lambda a, b: ir.call("min", a, b),
+    "isnan": isnan,
+    "isinf": isinf,
+    "isfinite": isfinite,
+    "signbit": signbit,
     # NumPy converts integers to float first: only the sign of negative values is set
-    ("signbit", "i"): lambda a: a < 0, ("signbit", "u"): _false, ("signbit", "b"): _false,
-    ("reciprocal", "i"): _int_reciprocal, ("reciprocal", "u"): _int_reciprocal,
-    ("logaddexp", "f"): _fn(mathlib.logaddexp),
-    ("logaddexp2", "f"): lambda a, b: mathlib.logaddexp(a.type, True)(a, b),
-    ("nextafter", "f"): _nextafter, ("spacing", "f"): _spacing,
-    ("heaviside", "f"): _heaviside,
-    ("isnat", "*"): _false,
-    **{(n, k): _false for n in ("isnan", "isinf") for k in ("i", "u", "b")},
-    **{("isfinite", k): _true for k in ("i", "u", "b")},
-}  # fmt: skip
+    "negative": lambda a: a < 0,
+    "copysign": copysign,
+    "logaddexp": _fn(mathlib.logaddexp),
+    "logaddexp2": lambda a, b: mathlib.logaddexp(a.type, True)(a, b),
+    "nextafter": _nextafter,
+    "spacing": _spacing,
+    "heaviside": _heaviside,
+}
+_HALF_AWARE = frozenset({"nextafter", "spacing"})
 
 
 # -- the kernel -------------------------------------------------------------------------------
@@ -426,8 +420,8 @@ def build(
     for t in (*in_types, out_type):
         if not isinstance(t, ir.Type):
             raise TypeError(f"ruda kernels: {name}: {t!r} is not an IR type")
-    if name in UNSUPPORTED:
-        raise NotImplementedError(f"ruda kernels: {name} has {UNSUPPORTED[name]}")
+    if op.outputs != 1:
+        raise NotImplementedError(f"ruda kernels: {name} has {op.outputs} outputs")
     _check_variant(name, in_types, out_type, ndim, ipt, vec, wg, order)
     if status and not fpstatus.applies(name, in_types, out_type):
         raise ValueError(f"ruda kernels: {name} ({out_type.name}) sets no floating-point status")

@@ -29,11 +29,13 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from .. import _ops
 from . import ir
 from .ir import BOOL, F32, I32, I64, U32, U64, Assign, Barrier, Const, For, If, Let, Var
 from .math.mathlib import isnan, land, lor
 
-OPS = ("sum", "prod", "max", "min", "any", "all")
+# The op table's reductions with a combine (mean, var and std are planned over sums).
+OPS = tuple(o.name for o in _ops.REDUCTIONS if o.combine)
 MAX_GROUPS = 65535  # WebGPU's per-dimension dispatch limit: larger grids use a second dimension
 TARGET = 2048  # workgroups (segments) a plan aims for before it splits rows into parts
 MIN_SUBGROUP = 4  # the smallest subgroup WebGPU allows
@@ -101,11 +103,11 @@ def _kind(op: str, out_t: ir.Type) -> str:
 
 
 def identity(op: str, acc: ir.Type) -> ir.Const:
-    if op in ("sum", "any"):
-        return Const(0, acc)
-    if op in ("prod", "all"):
-        return Const(1, acc)
-    big = op == "min"
+    """The op table's identity of ``op`` in ``acc`` ("inf"/"-inf": the type's highest/lowest)."""
+    ident = _ops.OPS[op].identity
+    if ident not in ("inf", "-inf"):
+        return Const(int(ident), acc)
+    big = ident == "inf"
     if acc.is_float:
         return Const(float("inf") if big else float("-inf"), acc)
     info = ir.numpy_of(acc)
@@ -116,19 +118,21 @@ def identity(op: str, acc: ir.Type) -> ir.Const:
 
 
 def combine(op: str, a: ir.Expr, b: ir.Expr) -> ir.Expr:
-    """``a op b``; max/min propagate NaN from either side, as NumPy's maximum/minimum do."""
-    if op == "sum":
+    """``a op b`` by the op table's ``combine``; max/min propagate NaN from either side, as
+    NumPy's maximum/minimum do."""
+    how = _ops.OPS[op].combine
+    if how == "add":
         return a + b
-    if op == "prod":
+    if how == "mul":
         return a * b
-    if op == "any":
+    if how == "or":
         return a | b
-    if op == "all":
+    if how == "and":
         return a & b
     if a.type.is_float:
-        better = (a > b) if op == "max" else (a < b)
+        better = (a > b) if how == "max" else (a < b)
         return ir.select(lor(better, isnan(a)), a, b)
-    return ir.call(op, a, b)
+    return ir.call(how, a, b)
 
 
 def load(op: str, x: ir.Expr, acc: ir.Type, mean: ir.Expr | None = None) -> ir.Expr:

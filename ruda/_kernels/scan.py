@@ -31,11 +31,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import _ops
 from . import ir, reduce
 from .ir import BOOL, U32, U64, Assign, Barrier, Const, If, Let, Var
 from .reduce import Launch, Plan, _cdiv, acc_type, combine, identity, load, wgid
 
-OPS = ("cumulative_sum", "cumulative_prod")
+OPS = tuple(o.name for o in _ops.SCANS)
 VARIANTS: dict[str, dict[str, tuple[Any, ...]]] = {
     "scan": {"wg": (64, 128, 256, 512, 1024), "ipt": (1, 2, 4, 8, 16),
              "algorithm": ("reduce_then_scan", "chunked", "lookback"),
@@ -48,8 +49,13 @@ TOTALS_IPT = 16  # loads in flight per invocation for the chunk totals (as reduc
 
 
 def _op(op: str) -> str:
-    return {"cumulative_sum": "sum", "cumulative_prod": "prod", "cumsum": "sum",
-            "cumprod": "prod"}.get(op, op)  # fmt: skip
+    # the reduction with the scan's combine (the op table's), by its name or NumPy's
+    op = {"cumsum": "cumulative_sum", "cumprod": "cumulative_prod"}.get(op, op)
+    return _REDUCTION_OF.get(op, op)
+
+
+_REDUCTION_OF = {s.name: next(r.name for r in _ops.REDUCTIONS if r.combine == s.combine)
+                 for s in _ops.SCANS}  # fmt: skip
 
 
 def shared_bytes(acc: ir.Type, wg: int, ipt: int, algorithm: str) -> int:

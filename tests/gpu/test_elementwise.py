@@ -10,8 +10,8 @@ import numpy
 import pytest
 
 import ruda
+from ruda import _dtypes as dt
 from ruda._array import _wrap
-from ruda._kernels.math.cmath import OPS as COMPLEX_OPS
 from ruda._ops import ELEMENTWISE
 from tests.helpers import assert_close
 
@@ -73,9 +73,8 @@ def _ints(
         v = rng.integers(lo, 8, n)
         v[:3] = 0  # NumPy: integer division by zero gives 0
         return v.astype(d)
-    if OPS_BY_NAME[name].category in ("floating-point", "real floating-point") and name not in (
-        "reciprocal",
-    ):
+    floating = set(dt.category_kinds(OPS_BY_NAME[name].category)) <= set("fc")
+    if floating and name != "reciprocal":
         return rng.integers(1, 20, n).astype(d)  # converted to float first: keep in domain
     lo, hi = max(info.min, -1000), min(info.max, 1000)
     v = rng.integers(lo, hi, n, endpoint=True)
@@ -136,7 +135,7 @@ def tolerance(name: str, dtype: numpy.dtype) -> dict:
 
 def numpy_reference(name: str, args: list) -> tuple[numpy.ndarray | None, type | None]:
     fn = getattr(numpy, OPS_BY_NAME[name].numpy)
-    if any(numpy.asarray(a).dtype.kind == "c" for a in args) and name not in COMPLEX_OPS:
+    if any(numpy.asarray(a).dtype.kind == "c" for a in args) and not OPS_BY_NAME[name].complex:
         # Note: NumPy orders complex (maximum, less...); ruda, like the standard, does not.
         return None, TypeError
     try:

@@ -106,7 +106,7 @@ class GpuBackend(Backend):
         from ..._ops import OPS
 
         entry = OPS.get(op)
-        if entry is not None and entry.kind == "elementwise" and entry.expr:
+        if entry is not None and entry.native:  # one kernel of the builder (the op table says)
             return self.elementwise(entry)
         return self.library.get(op)
 

@@ -24,7 +24,7 @@ from ... import _dtypes as dt
 from ..._dtypes import kind_of
 from ..._errors import AxisError
 from ..._kernels import ir
-from ..._promotion import promote, with_scalar
+from ..._promotion import fold
 from . import select_kernels
 from .operands import PY_SCALARS, mixed
 from .strided import c_strides
@@ -526,12 +526,7 @@ class Manipulation:
         ):
             raise TypeError(f"where: operands must be arrays on {ctx.name} or Python scalars")
         if typed:
-            r = dt.from_numpy(typed[0])
-            for d in typed[1:]:
-                r = promote(r, dt.from_numpy(d))
-            for s in scalars:
-                r = with_scalar(r, s)
-            rn = r._np
+            rn = fold(typed, scalars)
         else:
             rn = np.result_type(*scalars)
         ctx.check_dtype(rn, "where")

@@ -25,7 +25,6 @@ from ... import _dtypes as dt
 from ..._dtypes import kind_of
 from ..._kernels import elementwise as ew
 from ..._kernels import ir
-from ..._kernels.math import cmath
 from ..._kernels.math.fpstatus import applies as _fps_applies
 from ..._ops import OPS, Op
 from ..._ufunc import (
@@ -249,7 +248,7 @@ class GpuOps(CreationOps):
                   scalars: list[Any]) -> tuple[np.dtype, np.dtype]:  # fmt: skip
         """(operand dtype, result dtype) of ``op`` on ``ctx``, or the error ``apply`` raises."""
         rn, result = resolve(op, arrays, scalars)
-        if kind_of(rn) == "c" and op.name not in cmath.OPS:
+        if kind_of(rn) == "c" and not op.complex:
             # a capability, not a rule: NumPy's loops above refuse complex for every such op
             raise NotImplementedError(f"ruda.{op.name}: no {self.kind} kernel for {rn} yet")
         ctx.check_dtype(rn, op.name)
@@ -298,9 +297,9 @@ class GpuOps(CreationOps):
             npdt = dt.to_numpy(dtype)
             args = tuple(self.astype(a, npdt, copy=False) if isinstance(a, self.native) else a
                          for a in args)  # fmt: skip
-        if op.name == "ldexp":  # mixed operand types: NumPy's (float, int) loop, not promotion
-            args = self._ldexp_operands(args, out)
-        return self.apply(op, args, out) if op.name != "ldexp" else self._ldexp(args, out)
+        if op.operands:  # mixed operand types: NumPy's (float, int) loop, not promotion
+            return self._ldexp(self._ldexp_operands(args, out), out)
+        return self.apply(op, args, out)
 
     def _ldexp_operands(self, args: tuple[Any, ...], out: Any) -> tuple[Any, Any]:
         """ldexp's operands as NumPy's loop takes them: (float mantissas, int64 exponents)."""

@@ -40,15 +40,8 @@ DIVIDE, OVER, UNDER, INVALID = range(4)
 NBYTES = 16
 BUFFER_NAME = "fpstatus"
 
-# op -> the operand whose zero makes an infinite result a division by zero (None: any
-# infinite result of the op from finite operands is one, the op's pole)
-_DIVIDE_BY: dict[str, int | None] = {
-    "divide": 1, "floor_divide": 1, "reciprocal": 0, "pow": 0, "float_power": 0,
-    "log": None, "log2": None, "log10": None, "log1p": None, "atanh": None,
-}  # fmt: skip
-_INT_DIVIDE_BY = {"floor_divide": 1, "remainder": 1, "fmod": 1, "reciprocal": 0}
-# ops whose infinite result counts as an overflow when only these operands are finite
-_FINITE_FROM = {"nextafter": (0,)}
+# the op table's operand letters (``Op.zero_divides``, ``int_zero_divides``, ``finite_from``)
+_OPERAND = {"a": 0, "b": 1}
 
 _IDS = {name: k + 1 for k, name in enumerate(_ops.OPS)}
 _NAMES = {k: name for name, k in _IDS.items()}
@@ -85,7 +78,7 @@ def applies(name: str, in_types: tuple[ir.Type, ...], out_type: ir.Type) -> bool
         return False
     if out_type.is_float:
         return True
-    return name in _INT_DIVIDE_BY and out_type.kind in "iu"
+    return bool(_ops.OPS[name].int_zero_divides) and out_type.kind in "iu"
 
 
 def buffer(binding: int) -> ir.Buffer:
@@ -102,6 +95,7 @@ def checks(name: str, operands: list[ir.Expr], value: ir.Expr, status: ir.Buffer
     """Statements that set ``status``'s words for op ``name``'s result ``value`` computed from
     the loaded ``operands``."""
     ident = ir.Const(_IDS[name], U32)
+    op = _ops.OPS[name]
 
     def flag(word: int) -> ir.If:
         return ir.If(status[word].eq(0), (ir.store(status, word, ident),))
@@ -110,21 +104,21 @@ def checks(name: str, operands: list[ir.Expr], value: ir.Expr, status: ir.Buffer
         return (ir.cast(a, ir.F32) if a.type.is_half else a).eq(0)
 
     if not value.type.is_float:
-        k = _INT_DIVIDE_BY.get(name)
-        return [] if k is None else [ir.If(is_zero(operands[k]), (flag(DIVIDE),))]
+        if not op.int_zero_divides:
+            return []
+        return [ir.If(is_zero(operands[_OPERAND[op.int_zero_divides]]), (flag(DIVIDE),))]
     floats = [a for a in operands if a.type.is_float]
     nan_in = lor(*(isnan(a) for a in floats)) if floats else None
-    finite_of = [operands[k] for k in _FINITE_FROM.get(name, range(len(operands)))]
+    finite_of = [operands[_OPERAND[c]] for c in op.finite_from] if op.finite_from else operands
     finite_of = [a for a in finite_of if a.type.is_float]
     finite_in = land(*(isfinite(a) for a in finite_of)) if finite_of else None
     invalid: Any = flag(INVALID)
     if nan_in is not None:
         invalid = ir.If(ir.Unary("not", nan_in, ir.BOOL), (invalid,))
-    if name in _DIVIDE_BY:
-        k = _DIVIDE_BY[name]
+    if op.zero_divides:
         inf: Any = (
-            flag(DIVIDE) if k is None
-            else ir.If(is_zero(operands[k]), (flag(DIVIDE),), (flag(OVER),))
+            flag(DIVIDE) if op.zero_divides == "pole"
+            else ir.If(is_zero(operands[_OPERAND[op.zero_divides]]), (flag(DIVIDE),), (flag(OVER),))
         )  # fmt: skip
     else:
         inf = flag(OVER)
