@@ -40,6 +40,8 @@ class Op:
     composed: bool = False  # GPUs serve it by a composition over device ops (``ruda/_compose``)
     operands: str = ""  # per-operand kinds of a mixed loop (ldexp: "fi"); "" = one promoted dtype
     wide: bool = False  # NumPy's loops are the 64-bit (float64, complex128) ones only
+    # integer loops refuse a negative exponent ("b": NumPy's ValueError, checked before launch)
+    int_negative: str = ""
     combine: str = ""  # reductions and scans: "add", "mul", "max", "min", "or", "and"
     standard: bool = True  # in the array API standard (False: NumPy's extra surface)
     # NumPy's floating-point errors (``_kernels/math/fpstatus.py``): the operand ("a", "b")
@@ -102,7 +104,14 @@ _u(
     complex=True,
     zero_divides="pole",
 )
-_u("bitwise_invert", "integer or boolean", "invert", "~a", dunder="invert", aliases=("invert",))
+_u(
+    "bitwise_invert",
+    "integer or boolean",
+    "invert",
+    "~a",
+    dunder="invert",
+    aliases=("invert", "bitwise_not"),
+)
 _u("ceil", "real numeric", "ceil", "ceil(a)", low={"iub": "identity"})
 _u(
     "conj",
@@ -310,6 +319,7 @@ _b(
     low={"iu": "ipow"},
     complex=True,
     zero_divides="a",
+    int_negative="b",
 )
 _b(
     "remainder",

@@ -16,7 +16,6 @@ _LATER = "not yet: issue 39"
 # Public NumPy names ruda lacks, each with its reason. The test fails on a missing name not
 # listed here and on a listed name that ruda now has (drop it from the list then).
 MISSING: dict[str, str] = {
-    "bitwise_not": "op table alias: pending the op-table change",
     "core": "NumPy's private implementation package (deprecated numpy.core), not an API",
     "f2py": "NumPy's Fortran wrapper generator, a build tool, not an array function",
     "test": "NumPy's own test-suite runner; ruda's suite runs with pytest",

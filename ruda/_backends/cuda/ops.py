@@ -170,7 +170,7 @@ class CudaOps(GpuOps):
         def first_call(args: tuple[CudaArray, ...], key: tuple[Any, ...]) -> CudaArray:
             y = apply(op, args)
             # integer pow checks its exponents in apply() on every call: no prepared entry
-            if len(set(key[:-2])) == 1 and not (op.name == "pow" and y.dtype.kind in "iu"):
+            if len(set(key[:-2])) == 1 and not (op.int_negative and y.dtype.kind in "iu"):
                 # then apply() launched exactly this kernel
                 ctx = args[0].ctx
                 make = _ElementwiseMaker(op.name, tuple(ir.type_of(d) for d in key[:-2]),

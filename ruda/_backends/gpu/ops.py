@@ -209,10 +209,10 @@ class GpuOps(CreationOps):
                 typed = isinstance(a, np.generic) and op.result != "bool"
                 cdt = np.dtype(np.bool_) if logical else (a.dtype if typed else weak)
                 ins.append(self.constant(ctx, v, cdt))
-        if op.name == "pow" and kind_of(rn) in "iu":  # after the constants' OverflowError
+        if op.int_negative and kind_of(rn) in "iu":  # after the constants' OverflowError
             if out is not None and not np.can_cast(result, out.dtype, "same_kind"):
                 self._check_out(op, (), result, out)  # NumPy's casting error comes first
-            self._negative_int_power(args[1])
+            self._negative_int_power(op, args["ab".index(op.int_negative)])
         shape = broadcast_shape([x.shape for x in ins])
         if out is None:
             out = ctx.allocator.empty(shape, result)
@@ -262,7 +262,7 @@ class GpuOps(CreationOps):
         check_out(op.name, shape, result, out, shapes)  # the rule, the same for every kind
         out.ctx.check_dtype(out.dtype, op.name)
 
-    def _negative_int_power(self, e: Any) -> None:
+    def _negative_int_power(self, op: Op, e: Any) -> None:
         """NumPy's ValueError for an integer power with a negative exponent: a scalar is read on
         the host; a device array is reduced on its device and one boolean read back (a host
         wait, only for integer ``pow`` with a signed integer array exponent)."""
@@ -273,7 +273,7 @@ class GpuOps(CreationOps):
             mask = self.apply(OPS["less"], (e, 0))
             neg = builtins.bool(Device(e.device)._ops["any"](mask).to_host())
         if neg:
-            raise ValueError(f"ruda.pow: {NEGATIVE_POWER}")
+            raise ValueError(f"ruda.{op.name}: {NEGATIVE_POWER}")
 
     def call(self, op: Op, args: tuple[Any, ...], out: Any, kwargs: dict[str, Any]) -> Any:
         """A ufunc-style call of ``op``: arity, ``out=`` (a 1-tuple too), the keywords."""

@@ -348,7 +348,7 @@ class _Dense:
             return None  # the general path raises the error
         if n == 0 or (casts_operands(op) and any(d != rn for d in dts)):
             return None
-        if op.name == "pow" and np.dtype(rn).kind in "iu":  # apply checks its exponents
+        if op.int_negative and np.dtype(rn).kind in "iu":  # apply checks its exponents
             return None
         itemsizes = [d.itemsize for d in dts] + [np.dtype(result).itemsize]
         if n * max(itemsizes) > chunking.limit_of(ctx):
