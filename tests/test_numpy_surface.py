@@ -314,7 +314,8 @@ def test_emath(device, rng, name, dtype):
         e = getattr(numpy.emath, name)(a)
     with ruda.errstate(all="ignore"):
         r = getattr(ruda.emath, name)(put(a, device))
-    rtol = 1e-5 if e.dtype == numpy.complex64 else 1e-9
+    # single precision (int16 takes float32's loop): a GPU's log10f may be 1 ulp off NumPy's
+    rtol = 1e-5 if e.dtype in (numpy.complex64, numpy.float32) else 1e-9
     assert_close(r, e, rtol=rtol, atol=1e-12)
     inside = numpy.abs(rng.standard_normal(5)) * 0.4 + 0.1  # the real domain: real results
     assert_close(getattr(ruda.emath, name)(put(inside, device)), getattr(numpy.emath, name)(inside))
