@@ -4,6 +4,8 @@ Each variate is a fixed function of its own words (see ``_words``), so a stream 
 call equals the same stream drawn in several calls, and every device gives the same values.
 Words per value: float64 uniform 2, float32 uniform 1, normals the same in Box-Muller pairs,
 integers 2 (a 64-bit word), permutation keys 2, bytes 1 per 4 bytes.
+The other distributions (lognormal ... poisson, binomial, multinomial) are the mixin in
+``_distributions``, written over these draws.
 """
 
 from __future__ import annotations
@@ -19,29 +21,14 @@ import numpy as np
 from .._array import Array, _wrap
 from .._devices import Device, resolve
 from .._dtypes import kind_of
-from .._validation import as_array, dtype_arg, normalize_axis, shape_arg
+from .._validation import as_array, dtype_arg, normalize_axis
 from . import _words as W
+from ._distributions import _Distributions, _float_dtype, _shape
 from ._philox import Philox
 
 __all__ = ["Generator", "default_rng"]
 
 _F32, _F64, _U64, _I64 = (np.dtype(t) for t in (np.float32, np.float64, np.uint64, np.int64))
-
-
-def _shape(size: Any, fname: str) -> tuple[int, ...] | None:
-    if size is None:
-        return None
-    shape = shape_arg(size, fname, "size")
-    if any(s < 0 for s in shape):
-        raise ValueError(f"ruda.{fname}: size must be non-negative, got {size!r}")
-    return shape
-
-
-def _float_dtype(dtype: Any, fname: str) -> np.dtype:
-    npdt = dtype_arg(dtype, fname)
-    if npdt not in (_F32, _F64):
-        raise TypeError(f"ruda.{fname}: dtype must be float32 or float64, got {dtype!r}")
-    return npdt
 
 
 def _is_scalar(x: Any) -> bool:
@@ -52,7 +39,7 @@ def _host(native: Any, dev: Device) -> np.ndarray:
     return np.asarray(dev.backend.allocator.to_host(native))
 
 
-class Generator:
+class Generator(_Distributions):
     """Random variates from a ``Philox`` bit generator, as ruda arrays on a device.
 
     Methods take ``device=`` (default: the device of the array parameters, else the current
@@ -116,10 +103,15 @@ class Generator:
                 out[name] = dev._ops["astype"](a._data, dtype)
                 shapes.append(a.shape)
         if shapes:
-            bshape = np.broadcast_shapes(*shapes)
+            try:
+                bshape = np.broadcast_shapes(*shapes)
+            except ValueError:
+                raise ValueError(
+                    f"ruda.{fname}: parameter shapes {shapes} do not broadcast"
+                ) from None
             if shape is None:
                 shape = bshape
-            elif np.broadcast_shapes(shape, bshape) != shape:
+            elif _misfits(bshape, shape):
                 raise ValueError(
                     f"ruda.{fname}: parameter shape {bshape} does not broadcast to size {shape}"
                 )
@@ -527,6 +519,14 @@ def _fused(dev: Device, op: str) -> Any:
         return None
     # A GPU op is told the device (the op row is per kind, not per device).
     return f if dev.kind == "cpu" else functools.partial(f, device=dev)
+
+
+def _misfits(bshape: tuple[int, ...], shape: tuple[int, ...]) -> bool:
+    """Whether ``bshape`` fails to broadcast to exactly ``shape``."""
+    try:
+        return np.broadcast_shapes(shape, bshape) != shape
+    except ValueError:
+        return True
 
 
 def _is_int(x: Any) -> bool:
