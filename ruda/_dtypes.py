@@ -217,3 +217,18 @@ COMPLEX_OF = {
     complex128: complex128,
 }
 REAL_OF = {complex64: float32, complex128: float64, float32: float32, float64: float64}
+
+
+# The ops a bfloat16 operand runs in float32 for, the result rounded to bfloat16 once (the cpu's
+# guard and the GPUs' compositions): those whose NumPy loop accumulates (every other bfloat16
+# loop rounds each element once), orders (ml_dtypes' sort and max do not put NaN where NumPy
+# does) or has no bfloat16 loop.
+BFLOAT16_WIDENED = frozenset(
+    "sum prod mean var std cumsum cumprod cumulative_sum cumulative_prod nansum nanprod nanmean "
+    "nanvar nanstd nancumsum nancumprod matmul vecdot tensordot dot inner vdot einsum "
+    "linalg.matmul linalg.vecdot linalg.tensordot linalg.vector_norm linalg.matrix_norm "
+    "linalg.norm trace linalg.trace average sort argsort max min argmax argmin nanmax nanmin "
+    "nanargmax nanargmin searchsorted unique_values unique_counts unique_inverse unique_all "
+    "degrees radians deg2rad rad2deg median nanmedian quantile percentile gradient i0 sinc "
+    "trapezoid unwrap linalg.matrix_power linalg.multi_dot".split()
+)

@@ -65,15 +65,44 @@ def natives_of(r: Any) -> Any:
     return r
 
 
+def _widened(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` with bfloat16 Array operands computed in float32 and float32 results rounded to
+    bfloat16 once (``dt.BFLOAT16_WIDENED``: as the cpu's guard does)."""
+
+    def narrow(r: Any) -> Any:
+        if isinstance(r, tuple):
+            return tuple(narrow(x) for x in r)
+        return rd.astype(r, rd.bfloat16) if isinstance(r, Array) and r.dtype == rd.float32 else r
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        if not any(isinstance(a, Array) and a.dtype == rd.bfloat16 for a in args):
+            return fn(*args, **kwargs)
+        out = kwargs.pop("out", None)
+        want = kwargs.get("dtype")
+        if want is not None and rd.dtype(want) == rd.bfloat16:
+            kwargs["dtype"] = rd.float32
+        wide = [rd.astype(a, rd.float32) if isinstance(a, Array) and a.dtype == rd.bfloat16
+                else a for a in args]  # fmt: skip
+        r = fn(*wide, **kwargs)
+        if want is None or rd.dtype(want) == rd.bfloat16:
+            r = narrow(r)
+        return write_out(out, r)
+
+    return run
+
+
 def composition(op: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator: ``fn`` (over Arrays) implements ``op`` on every kind without a native one."""
 
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        run = _widened(fn) if op in dt.BFLOAT16_WIDENED else fn
+
         @functools.wraps(fn)
         def entry(*args: Any, **kwargs: Any) -> Any:
             args = tuple(arrays_of(a) for a in args)
             kwargs = {k: arrays_of(v) for k, v in kwargs.items()}
-            return natives_of(fn(*args, **kwargs))
+            return natives_of(run(*args, **kwargs))
 
         register_composition(op, entry)
         return fn

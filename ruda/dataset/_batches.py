@@ -18,7 +18,7 @@ from __future__ import annotations
 import queue
 import sys
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy
 
@@ -26,8 +26,8 @@ from .._array import _wrap
 from .._creation import asarray
 from .._devices import CPU, resolve
 
-if TYPE_CHECKING:
-    from ._dataset import Dataset
+# A batch source is a ``_dataset.Dataset`` (typed Any: that module imports this one)
+Dataset = Any
 
 __all__ = ["BatchIterator"]
 

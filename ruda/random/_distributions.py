@@ -221,6 +221,19 @@ class _Distributions:
         self._check(fname, p["scale"], dev, "less", dtype.type(0), "scale < 0")
         return dtype, dev, shape, p
 
+    def _symmetric(self, fname: str, loc: Any, scale: Any, size: Any, dtype: Any, device: Any,
+                   magnitude: Any) -> Any:  # fmt: skip
+        """``loc -+ scale * magnitude(w)``: one uniform u gives the sign (u < 1/2) and w = 2u mod
+        1, uniform and independent of it (laplace and logistic: exact inverse CDFs of |X|)."""
+        dtype, dev, shape, p = self._loc_scale(fname, loc, scale, size, dtype, device)
+        x, c = _Ops(dev), dtype.type
+        u = self._shaped(self._floats, shape, dtype, dev)
+        neg = x.less(u, c(0.5))
+        u2 = x.multiply(u, c(2))
+        a = magnitude(x, x.where(neg, u2, x.subtract(u2, c(1))))
+        r = x.add(p["loc"], x.multiply(x.where(neg, x.negative(a), a), p["scale"]))
+        return self._finish(r, shape, dev)
+
     def laplace(
         self,
         loc: Any = 0.0,
@@ -239,15 +252,8 @@ class _Distributions:
         >>> np.random.default_rng(0).laplace(0.0, 2.0, size=(2, 3)).shape
         (2, 3)
         """
-        fname = "random.Generator.laplace"
-        dtype, dev, shape, p = self._loc_scale(fname, loc, scale, size, dtype, device)
-        x, c = _Ops(dev), dtype.type
-        u = self._shaped(self._floats, shape, dtype, dev)
-        neg = x.less(u, c(0.5))
-        w = x.where(neg, x.multiply(u, c(2)), x.subtract(x.multiply(u, c(2)), c(1)))
-        e = x.negative(x.log1p(x.negative(w)))
-        r = x.add(p["loc"], x.multiply(x.where(neg, x.negative(e), e), p["scale"]))
-        return self._finish(r, shape, dev)
+        return self._symmetric("random.Generator.laplace", loc, scale, size, dtype, device,
+                               lambda x, w: x.negative(x.log1p(x.negative(w))))  # fmt: skip
 
     def logistic(
         self,
@@ -265,15 +271,12 @@ class _Distributions:
         >>> np.random.default_rng(0).logistic(1.0, 0.5, 4).shape
         (4,)
         """
-        fname = "random.Generator.logistic"
-        dtype, dev, shape, p = self._loc_scale(fname, loc, scale, size, dtype, device)
-        x, c = _Ops(dev), dtype.type
-        u = self._shaped(self._floats, shape, dtype, dev)
-        neg = x.less(u, c(0.5))
-        w = x.where(neg, x.multiply(u, c(2)), x.subtract(x.multiply(u, c(2)), c(1)))
-        a = x.subtract(x.log1p(w), x.log1p(x.negative(w)))
-        r = x.add(p["loc"], x.multiply(x.where(neg, x.negative(a), a), p["scale"]))
-        return self._finish(r, shape, dev)
+
+        def magnitude(x: Any, w: Any) -> Any:
+            return x.subtract(x.log1p(w), x.log1p(x.negative(w)))
+
+        return self._symmetric("random.Generator.logistic", loc, scale, size, dtype, device,
+                               magnitude)  # fmt: skip
 
     def gumbel(
         self,

@@ -21,22 +21,11 @@ from typing import Any
 
 import numpy as np
 
+from ..._dtypes import BFLOAT16_WIDENED as WIDENED
 from ..._dtypes import bfloat16
 
 _BF16 = bfloat16._np
 _F32 = np.dtype(np.float32)
-
-# The ops whose NumPy loop accumulates (every other bfloat16 loop rounds each element once),
-# orders (ml_dtypes' sort and max do not put NaN where NumPy does) or has no bfloat16 loop.
-WIDENED = frozenset(
-    "sum prod mean var std cumsum cumprod cumulative_sum cumulative_prod nansum nanprod nanmean "
-    "nanvar nanstd nancumsum nancumprod matmul vecdot tensordot dot inner vdot einsum "
-    "linalg.matmul linalg.vecdot linalg.tensordot linalg.vector_norm linalg.matrix_norm "
-    "linalg.norm trace linalg.trace average sort argsort max min argmax argmin nanmax nanmin "
-    "nanargmax nanargmin searchsorted unique_values unique_counts unique_inverse unique_all "
-    "degrees radians deg2rad rad2deg median nanmedian quantile percentile gradient i0 sinc "
-    "trapezoid unwrap linalg.matrix_power linalg.multi_dot".split()
-)
 
 
 def widened(fn: Callable[..., Any]) -> Callable[..., Any]:
