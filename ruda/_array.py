@@ -448,15 +448,33 @@ def _operand(name: str, self: Array, other: Any) -> Any:
     return NotImplemented
 
 
+# The namespace's elementwise call for devices other than the cpu (``_device_ufunc.call``, which
+# sets it when it is imported: it imports this module), where NumPy's ufunc decisions are made.
+_device_call: Any = None
+
+
+def set_device_call(fn: Any) -> None:
+    """Install the namespace's elementwise call for devices other than the cpu."""
+    global _device_call
+    _device_call = fn
+
+
 def _make_binary(name: str) -> tuple[Any, Any, Any]:
+    # matmul is no elementwise op: every device's backend takes it as it is
+    decided = name != "matmul"
+
     def forward(self: Array, other: Any, /) -> Any:
         t = type(other)
+        dev = self._device
         if t is Array:
-            if other._device is not self._device:
+            if other._device is not dev:
                 if _is_host_value(self) and not _is_host_value(other):
                     # a 0-d cpu array on the left: the op runs where the other operand is
                     d = other._device
-                    return _wrap(d._ops[name](_moved(self, d), other._data), d)
+                    a = _moved(self, d)
+                    if decided:
+                        return _device_call(name, (a, other._data), None, {}, d)
+                    return _wrap(d._ops[name](a, other._data), d)
                 o = _operand(name, self, other)
             else:
                 o = other._data
@@ -466,19 +484,27 @@ def _make_binary(name: str) -> tuple[Any, Any, Any]:
             o = _operand(name, self, other)
             if o is NotImplemented:
                 return NotImplemented
-        return _wrap(self._device._ops[name](self._data, o), self._device)
+        if decided and dev is not CPU:
+            return _device_call(name, (self._data, o), None, {}, dev)
+        return _wrap(dev._ops[name](self._data, o), dev)
 
     def reflected(self: Array, other: Any, /) -> Any:
         o = other if type(other) in _SCALARS else _operand(name, self, other)
         if o is NotImplemented:
             return NotImplemented
-        return _wrap(self._device._ops[name](o, self._data), self._device)
+        dev = self._device
+        if decided and dev is not CPU:
+            return _device_call(name, (o, self._data), None, {}, dev)
+        return _wrap(dev._ops[name](o, self._data), dev)
 
     def inplace(self: Array, other: Any, /) -> Array:
         o = other if type(other) in _SCALARS else _operand(name, self, other)
         if o is NotImplemented:
             return NotImplemented
-        self._device._ops[name](self._data, o, out=self._data)
+        dev = self._device
+        if decided and dev is not CPU:
+            return _device_call(name, (self._data, o), self, {}, dev)
+        dev._ops[name](self._data, o, out=self._data)
         return self
 
     return forward, reflected, inplace

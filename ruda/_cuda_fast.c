@@ -63,9 +63,10 @@ static const char *FIELD_NAMES[N_FIELDS] = {"ctx", "mem", "offset", "shape", "_s
                                             "dtype", "size", "_contig", "readonly"};
 static Py_ssize_t Off[N_FIELDS];
 static PyTypeObject *CudaArrayType = NULL;
+static PyTypeObject *ScalarType = NULL;  /* numpy.generic: the scalar operands (set_scalar_type) */
 #define SLOT(o, f) (*(PyObject **)((char *)(o) + Off[f]))
 
-static PyObject *StrPtr, *StrIsContiguous, *Zero;
+static PyObject *StrPtr, *StrIsContiguous, *StrDtype, *Zero, *One;
 static unsigned long long TotalLaunches = 0;  /* launches through Prepared, for tests */
 /* launches through Prepared of kernels with floating-point status words: the host reads the
  * words only when this moved (ruda/_backends/gpu/fpstatus.py) */
@@ -464,10 +465,17 @@ typedef struct {
     unsigned int block;
     long long per;  /* elements per block: block x items per thread */
     int arity;
+    /* a scalar operand passed as the kernel's last parameter: its position among the operands
+     * (-1: none), how its value is read (SCALAR_BYTES: its buffer's sbytes bytes; SCALAR_F32:
+     * float() as a float32, 16-bit floats; SCALAR_U32: its truth, bool) */
+    int scalar, conv;
+    Py_ssize_t sbytes;
     uint64_t status;  /* the device's floating-point status words (0: the kernel has none) */
     unsigned long long launches;
     vectorcallfunc vectorcall;
 } Prepared;
+
+enum { SCALAR_BYTES = 0, SCALAR_F32 = 1, SCALAR_U32 = 2 };
 
 static PyTypeObject PreparedType;
 static PyObject *prepared_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
@@ -496,17 +504,51 @@ static uint64_t device_ptr(PyObject *x)
     return base + (uint64_t)o;
 }
 
+/* The scalar operand s as p's kernel parameter: its bytes in the low end of an 8-byte slot. */
+static int scalar_slot(Prepared *p, PyObject *s, uint64_t *slot)
+{
+    *slot = 0;
+    if (p->conv == SCALAR_F32) {
+        double d = PyFloat_AsDouble(s);
+        if (d == -1.0 && PyErr_Occurred()) return -1;
+        float f = (float)d;  /* exact: the value is a 16-bit float */
+        memcpy(slot, &f, sizeof f);
+        return 0;
+    }
+    if (p->conv == SCALAR_U32) {
+        int t = PyObject_IsTrue(s);
+        if (t < 0) return -1;
+        *slot = (uint64_t)t;
+        return 0;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(s, &view, PyBUF_SIMPLE) < 0) return -1;
+    if (view.len != p->sbytes) {
+        PyBuffer_Release(&view);
+        PyErr_Format(PyExc_TypeError, "a prepared launch takes a %zd-byte scalar", p->sbytes);
+        return -1;
+    }
+    memcpy(slot, view.buf, (size_t)view.len);
+    PyBuffer_Release(&view);
+    return 0;
+}
+
 /* Launch p over the n elements of xs (checked by the caller: exact CudaArrays, contiguous, one
- * shape); the result is a new contiguous CudaArray of xs[0]'s shape. */
+ * shape; at p->scalar, if any, the scalar operand); the result is a new contiguous CudaArray of
+ * the arrays' shape. */
 static PyObject *prepared_run(Prepared *p, PyObject *const *xs, long long n, PyObject *name)
 {
-    uint64_t vals[MAX_ARITY + 3];
-    void *params[MAX_ARITY + 3];
-    int k = p->arity;
-    for (int i = 0; i < k; i++) {
-        vals[i] = device_ptr(xs[i]);
+    uint64_t vals[MAX_ARITY + 4];
+    void *params[MAX_ARITY + 4];
+    int k = 0;
+    for (int i = 0; i < p->arity; i++) {
+        if (i == p->scalar) continue;
+        vals[k++] = device_ptr(xs[i]);
         if (PyErr_Occurred()) return NULL;
     }
+    uint64_t sval = 0;
+    if (p->scalar >= 0 && scalar_slot(p, xs[p->scalar], &sval) < 0) return NULL;
+    PyObject *like = xs[p->scalar == 0 ? 1 : 0];  /* an array operand: the result's shape */
     void *stream = NULL;
     if (current_stream(p->driver, &stream) < 0) return NULL;
     PyObject *mem = block_alloc(p->alloc, p->ctx, stream, (n * p->itemsize + 7) & ~7LL);
@@ -519,10 +561,10 @@ static PyObject *prepared_run(Prepared *p, PyObject *const *xs, long long n, PyO
     SLOT(y, F_MEM) = mem;  /* y owns mem from here */
     SLOT(y, F_CTX) = Py_NewRef(p->ctx);
     SLOT(y, F_OFFSET) = Py_NewRef(Zero);
-    SLOT(y, F_SHAPE) = Py_XNewRef(SLOT(xs[0], F_SHAPE));
-    SLOT(y, F_STRIDES) = Py_XNewRef(SLOT(xs[0], F_STRIDES));  /* dense: suits a fresh array */
+    SLOT(y, F_SHAPE) = Py_XNewRef(SLOT(like, F_SHAPE));
+    SLOT(y, F_STRIDES) = Py_XNewRef(SLOT(like, F_STRIDES));  /* dense: suits a fresh array */
     SLOT(y, F_DTYPE) = Py_NewRef(p->dtype);
-    SLOT(y, F_SIZE) = Py_XNewRef(SLOT(xs[0], F_SIZE));
+    SLOT(y, F_SIZE) = Py_XNewRef(SLOT(like, F_SIZE));
     SLOT(y, F_CONTIG) = Py_NewRef(Py_True);
     SLOT(y, F_READONLY) = Py_NewRef(Py_False);  /* a fresh result is writeable */
     vals[k] = mem_ptr(mem);
@@ -533,6 +575,7 @@ static PyObject *prepared_run(Prepared *p, PyObject *const *xs, long long n, PyO
     int nv = k + 1;
     if (p->status) vals[nv++] = p->status;  /* the status words: the last buffer */
     vals[nv++] = (uint64_t)n;  /* u32 n in its 8-byte slot: the low 4 bytes, then zeros */
+    if (p->scalar >= 0) vals[nv++] = sval;  /* the parameter after n */
     for (int i = 0; i < nv; i++) params[i] = &vals[i];
     unsigned int grid = (unsigned int)((n + p->per - 1) / p->per);
     launch_fn launch = p->driver->launch;
@@ -560,16 +603,23 @@ static PyObject *prepared_run(Prepared *p, PyObject *const *xs, long long n, PyO
 static PyObject *prepared_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
 {
     static char *names[] = {"driver", "ctx", "alloc", "dtype", "fptr", "block", "per", "arity",
-                            "name", "status", NULL};
+                            "name", "status", "scalar", "conv", "sbytes", NULL};
     PyObject *driver, *ctx, *alloc, *dtype, *fptr, *name;
     unsigned int block;
     long long per;
-    int arity;
+    int arity, scalar = -1, conv = SCALAR_BYTES;
+    Py_ssize_t sbytes = 0;
     unsigned long long status = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!OOOOILiU|K:Prepared", names, &DriverType,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!OOOOILiU|Kiin:Prepared", names, &DriverType,
                                      &driver, &ctx, &alloc, &dtype, &fptr, &block, &per, &arity,
-                                     &name, &status))
+                                     &name, &status, &scalar, &conv, &sbytes))
         return NULL;
+    if (scalar < -1 || scalar >= arity || (scalar >= 0 && arity < 2) || conv < 0 || conv > 2 ||
+        (scalar >= 0 && conv == SCALAR_BYTES && (sbytes < 1 || sbytes > 8))) {
+        PyErr_Format(PyExc_ValueError, "Prepared: scalar %d, conv %d, sbytes %zd", scalar, conv,
+                     sbytes);
+        return NULL;
+    }
     if (CudaArrayType == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "ruda._cuda_fast.init(CudaArray) was not called");
         return NULL;
@@ -602,6 +652,9 @@ static PyObject *prepared_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
     p->block = block;
     p->per = per;
     p->arity = arity;
+    p->scalar = scalar;
+    p->conv = conv;
+    p->sbytes = sbytes;
     p->status = (uint64_t)status;
     p->vectorcall = prepared_vectorcall;
     return (PyObject *)p;
@@ -619,13 +672,18 @@ static PyObject *prepared_vectorcall(PyObject *self, PyObject *const *args, size
         return NULL;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (Py_TYPE(args[i]) != CudaArrayType) {
+        if (i == p->scalar && Py_TYPE(args[i]) == CudaArrayType) {
+            PyErr_Format(PyExc_TypeError, "a prepared launch takes a NumPy scalar as operand %d",
+                         p->scalar);
+            return NULL;
+        }
+        if (i != p->scalar && Py_TYPE(args[i]) != CudaArrayType) {
             PyErr_Format(PyExc_TypeError, "a prepared launch takes CudaArrays, not %.100s",
                          Py_TYPE(args[i])->tp_name);
             return NULL;
         }
     }
-    PyObject *sz = SLOT(args[0], F_SIZE);
+    PyObject *sz = SLOT(args[p->scalar == 0 ? 1 : 0], F_SIZE);
     if (sz == NULL) {
         PyErr_SetString(PyExc_AttributeError, "a CudaArray without size");
         return NULL;
@@ -665,7 +723,8 @@ static PyMemberDef prepared_members[] = {
     {"launches", T_ULONGLONG, offsetof(Prepared, launches), READONLY, "launches made so far"},
     {"block", T_UINT, offsetof(Prepared, block), READONLY, "threads per block"},
     {"per", T_LONGLONG, offsetof(Prepared, per), READONLY, "elements per block"},
-    {"arity", T_INT, offsetof(Prepared, arity), READONLY, "input arrays"},
+    {"arity", T_INT, offsetof(Prepared, arity), READONLY, "operands"},
+    {"scalar", T_INT, offsetof(Prepared, scalar), READONLY, "the scalar operand's position, or -1"},
     {"ctx", T_OBJECT_EX, offsetof(Prepared, ctx), READONLY, "the context"},
     {"dtype", T_OBJECT_EX, offsetof(Prepared, dtype), READONLY, "the result's dtype"},
     {"name", T_OBJECT_EX, offsetof(Prepared, name), READONLY, "the kernel's name"},
@@ -721,15 +780,37 @@ static int contiguous(PyObject *x)
     return t;
 }
 
-/* 1 when args take the fast path (n set), 0 when not, -1 with an exception set. */
-static int fast_operands(Elementwise *e, PyObject *const *args, long long *n)
+/* A NumPy scalar operand (not an array, with a buffer and a dtype): its dtype (new reference),
+ * NULL without an exception where it is none. */
+static PyObject *scalar_dtype(PyObject *s)
 {
+    if (ScalarType == NULL || !PyObject_TypeCheck(s, ScalarType)) return NULL;
+    PyObject *d = PyObject_GetAttr(s, StrDtype);
+    if (d == NULL) PyErr_Clear();
+    return d;
+}
+
+/* 1 when args take the fast path (n set; *pos the scalar operand's position or -1, *sdt its
+ * dtype, a new reference), 0 when not, -1 with an exception set. */
+static int fast_operands(Elementwise *e, PyObject *const *args, long long *n, int *pos,
+                         PyObject **sdt)
+{
+    *pos = -1;
+    *sdt = NULL;
     PyObject *a = args[0];
+    if (e->arity == 2 && Py_TYPE(a) != CudaArrayType && Py_TYPE(args[1]) == CudaArrayType) {
+        if ((*sdt = scalar_dtype(a)) == NULL) return 0;
+        *pos = 0;
+        a = args[1];
+    }
     if (Py_TYPE(a) != CudaArrayType) return 0;
     PyObject *ctx = SLOT(a, F_CTX), *size = SLOT(a, F_SIZE);
     if (ctx == NULL || size == NULL || SLOT(a, F_DTYPE) == NULL || !PyLong_CheckExact(size))
         return 0;
-    if (e->arity == 2) {
+    if (e->arity == 2 && *pos < 0 && Py_TYPE(args[1]) != CudaArrayType) {
+        if ((*sdt = scalar_dtype(args[1])) == NULL) return 0;
+        *pos = 1;
+    } else if (e->arity == 2 && *pos < 0) {
         PyObject *b = args[1];
         if (Py_TYPE(b) != CudaArrayType || SLOT(b, F_CTX) != ctx || SLOT(b, F_DTYPE) == NULL)
             return 0;
@@ -741,6 +822,7 @@ static int fast_operands(Elementwise *e, PyObject *const *args, long long *n)
         }
     }
     for (int i = 0; i < e->arity; i++) {
+        if (i == *pos) continue;
         int c = contiguous(args[i]);
         if (c <= 0) return c;
     }
@@ -758,21 +840,36 @@ static PyObject *elementwise_vectorcall(PyObject *self, PyObject *const *args, s
     Elementwise *e = (Elementwise *)self;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     long long n = 0;
-    int ok = 0;
+    int ok = 0, pos = -1;
+    PyObject *sdt = NULL;
     if (kwnames == NULL && nargs == e->arity) {
-        ok = fast_operands(e, args, &n);
+        ok = fast_operands(e, args, &n, &pos, &sdt);
+        if (ok <= 0) Py_CLEAR(sdt);
         if (ok < 0) return NULL;
     }
     if (!ok) return PyObject_Vectorcall(e->slow, args, nargsf, kwnames);
-    /* the key of ops.py's fast dict: (dtypes..., ctx, (n - 1).bit_length()) */
+    /* the key of ops.py's fast dict: (dtypes..., ctx, (n - 1).bit_length()), and with a scalar
+     * operand its position last */
     int bucket = 0;
     for (unsigned long long v = (unsigned long long)(n - 1); v; v >>= 1) bucket++;
     PyObject *b = PyLong_FromLong(bucket);
-    if (b == NULL) return NULL;
-    PyObject *key = e->arity == 2 ? PyTuple_Pack(4, SLOT(args[0], F_DTYPE),
-                                                 SLOT(args[1], F_DTYPE), SLOT(args[0], F_CTX), b)
-                                  : PyTuple_Pack(3, SLOT(args[0], F_DTYPE),
-                                                 SLOT(args[0], F_CTX), b);
+    if (b == NULL) {
+        Py_XDECREF(sdt);
+        return NULL;
+    }
+    PyObject *key;
+    if (pos >= 0) {
+        PyObject *arr = args[1 - pos];
+        key = PyTuple_Pack(5, pos == 0 ? sdt : SLOT(arr, F_DTYPE),
+                           pos == 0 ? SLOT(arr, F_DTYPE) : sdt, SLOT(arr, F_CTX), b,
+                           pos == 0 ? Zero : One);
+        Py_DECREF(sdt);
+    } else if (e->arity == 2) {
+        key = PyTuple_Pack(4, SLOT(args[0], F_DTYPE), SLOT(args[1], F_DTYPE),
+                           SLOT(args[0], F_CTX), b);
+    } else {
+        key = PyTuple_Pack(3, SLOT(args[0], F_DTYPE), SLOT(args[0], F_CTX), b);
+    }
     Py_DECREF(b);
     if (key == NULL) return NULL;
     PyObject *run = PyDict_GetItemWithError(e->fast, key);  /* borrowed */
@@ -795,7 +892,8 @@ static PyObject *elementwise_vectorcall(PyObject *self, PyObject *const *args, s
     Py_DECREF(key);
     Py_INCREF(run);  /* the dict may drop it while Python code runs below */
     PyObject *r;
-    if (Py_IS_TYPE(run, &PreparedType) && ((Prepared *)run)->arity == e->arity)
+    if (Py_IS_TYPE(run, &PreparedType) && ((Prepared *)run)->arity == e->arity &&
+        ((Prepared *)run)->scalar == pos)
         r = prepared_run((Prepared *)run, args, n, e->name);
     else  /* a prepared launcher written in Python (a context that switches devices) */
         r = PyObject_Vectorcall(run, args, (size_t)nargs, NULL);
@@ -1041,6 +1139,16 @@ fail:
     return NULL;
 }
 
+static PyObject *set_scalar_type(PyObject *mod, PyObject *cls)
+{
+    if (!PyType_Check(cls)) {
+        PyErr_SetString(PyExc_TypeError, "set_scalar_type(numpy.generic)");
+        return NULL;
+    }
+    Py_XSETREF(ScalarType, (PyTypeObject *)Py_NewRef(cls));
+    Py_RETURN_NONE;
+}
+
 static PyObject *recorder_count(PyObject *mod, PyObject *unused)
 {
     return PyLong_FromUnsignedLongLong(RecCount);
@@ -1097,6 +1205,8 @@ static PyMethodDef module_methods[] = {
      "8-byte parameters of each; the next launches return results' codes in order, then 0."},
     {"recorder_calls", recorder_calls, METH_NOARGS, "The last 64 recorded launches, as dicts."},
     {"recorder_count", recorder_count, METH_NOARGS, "Launches recorded since the reset."},
+    {"set_scalar_type", set_scalar_type, METH_O,
+     "set_scalar_type(numpy.generic): the type of the scalar operands Elementwise launches."},
     {"recorder_copies", recorder_copies, METH_NOARGS,
      "The last 64 recorded copies (the test memcpy), as dicts."},
     {"assign_element", (PyCFunction)(void (*)(void))assign_element, METH_FASTCALL,
@@ -1121,8 +1231,12 @@ PyMODINIT_FUNC PyInit__cuda_fast(void)
     StrPtr = PyUnicode_InternFromString("ptr");
     StrMem = PyUnicode_InternFromString("mem");
     StrIsContiguous = PyUnicode_InternFromString("is_contiguous");
+    StrDtype = PyUnicode_InternFromString("dtype");
+    One = PyLong_FromLong(1);
     Zero = PyLong_FromLong(0);
-    if (StrPtr == NULL || StrMem == NULL || StrIsContiguous == NULL || Zero == NULL) return NULL;
+    if (StrPtr == NULL || StrMem == NULL || StrIsContiguous == NULL || Zero == NULL ||
+        StrDtype == NULL || One == NULL)
+        return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
     if (PyModule_AddObjectRef(m, "Driver", (PyObject *)&DriverType) < 0 ||

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _device_ufunc
 from . import _dtypes as dt
 from ._array import Array, _wrap, _wrap_tree, call1, call2
 from ._devices import CPU
@@ -42,13 +43,7 @@ def _typed(v: Any) -> Any:
 
 def _check_out(fname: str, out: Any, dev: Any) -> None:
     """``out=`` must be a ruda array on the operands' device."""
-    if not isinstance(out, Array):
-        raise TypeError(f"ruda.{fname}: out must be a ruda array, got {type(out).__name__}")
-    if out._device is not dev:
-        raise ValueError(
-            f"ruda.{fname}: out is on {out._device}, the operands on {dev}; "
-            "ruda never transfers silently"
-        )
+    _device_ufunc.out_native(fname, out, dev)
 
 
 def _kwargs(fname: str, dev: Any, out: Any, kw: dict) -> dict:
@@ -97,8 +92,11 @@ def _unary_full(name: str, x: Any, out: Any, kwargs: dict) -> Any:
         if kwargs.get("where", True) is not True:
             return _where(name, (x,), out, kwargs, dev)
     d = _native(x, name, dev)
-    if dev is not CPU and OPS[name].outputs > 1:
-        _decide(name, (d,))
+    if dev is not CPU:
+        if OPS[name].outputs > 1:
+            _decide(name, (d,))
+        else:
+            return _device_ufunc.call(name, (d,), out, kwargs, dev)
     impl = dev._ops[name]
     if out is None and not kwargs:
         return _result(impl(d), None, dev)
@@ -127,8 +125,11 @@ def _binary_full(name: str, x1: Any, x2: Any, out: Any, kwargs: dict) -> Any:
         if kwargs.get("where", True) is not True:
             return _where(name, (x1, x2), out, kwargs, dev)
     a, b = _native(x1, name, dev), _native(x2, name, dev)
-    if dev is not CPU and OPS[name].outputs > 1:
-        _decide(name, (a, b))
+    if dev is not CPU:
+        if OPS[name].outputs > 1:
+            _decide(name, (a, b))
+        else:
+            return _device_ufunc.call(name, (a, b), out, kwargs, dev)
     impl = dev._ops[name]
     if out is None and not kwargs:
         return _result(impl(a, b), None, dev)

@@ -32,6 +32,11 @@ static PyObject *ReshapeSlow = NULL;    /* the Python Array.reshape, for keyword
 static PyObject *ReshapeName = NULL;    /* interned "reshape" */
 static PyObject *GetitemName = NULL;    /* interned "Array.__getitem__" */
 static PyObject *Guarded = NULL;        /* the dtype whose arrays take an op's slow path */
+/* Off the cpu, the namespace decides the elementwise ops' Python scalars' dtypes (Typed: the op
+ * names) and, for the op names in Decided, checks values or picks the loop (integer powers'
+ * negative exponents, ldexp) before a backend sees the operands: such calls take the Python
+ * path. */
+static PyObject *Typed = NULL, *Decided = NULL;
 static PyObject *DtypeName = NULL;      /* interned "dtype" */
 static PyTypeObject *ObjectDType = NULL; /* type(numpy.dtype(object)): object arrays' dtype class */
 static void reraise_named(PyObject *name);
@@ -207,16 +212,27 @@ static PyObject *fallback(int op, int reflected, PyObject *self, PyObject *other
     return PyObject_CallFunctionObjArgs(fn, self, other, NULL);
 }
 
+/* 1 when a call of op name on device must take the namespace's Python path (see Decided). */
+static int decided(PyObject *device, PyObject *name, int scalar)
+{
+    if (device == CPU) return 0;
+    if (scalar && Typed != NULL && PySet_Contains(Typed, name) == 1) return 1;
+    return Decided != NULL && PySet_Contains(Decided, name) == 1;
+}
+
 static PyObject *binop(PyObject *a, PyObject *b, int op)
 {
     if (Py_TYPE(a) == ArrayType) {
         ArrayBase *x = (ArrayBase *)a;
-        if (Py_TYPE(b) == ArrayType && ((ArrayBase *)b)->device == x->device)
+        if (Py_TYPE(b) == ArrayType && ((ArrayBase *)b)->device == x->device) {
+            if (decided(x->device, OpName[op], 0)) return fallback(op, 0, a, b);
             return call_impl(x->device, op, x->data, ((ArrayBase *)b)->data);
-        if (fast_scalar(b)) return call_impl(x->device, op, x->data, b);
+        }
+        if (fast_scalar(b) && !decided(x->device, OpName[op], 1))
+            return call_impl(x->device, op, x->data, b);
         return fallback(op, 0, a, b);
     }
-    if (Py_TYPE(b) == ArrayType && fast_scalar(a))
+    if (Py_TYPE(b) == ArrayType && fast_scalar(a) && !decided(((ArrayBase *)b)->device, OpName[op], 1))
         return call_impl(((ArrayBase *)b)->device, op, a, ((ArrayBase *)b)->data);
     if (ArrayType != NULL && PyObject_TypeCheck(a, ArrayType)) return fallback(op, 0, a, b);
     return fallback(op, 1, b, a);
@@ -493,6 +509,16 @@ static PyObject *set_guarded(PyObject *mod, PyObject *dtype)
     Py_RETURN_NONE;
 }
 
+static PyObject *set_decided(PyObject *mod, PyObject *args)
+{
+    PyObject *typed, *decided;
+    if (!PyArg_ParseTuple(args, "O!O!:set_decided", &PySet_Type, &typed, &PySet_Type, &decided))
+        return NULL;
+    Py_XSETREF(Typed, Py_NewRef(typed));
+    Py_XSETREF(Decided, Py_NewRef(decided));
+    Py_RETURN_NONE;
+}
+
 static PyObject *set_reshape(PyObject *mod, PyObject *fn)
 {
     Py_XSETREF(ReshapeSlow, Py_NewRef(fn));
@@ -536,22 +562,24 @@ static PyObject *api_call2(PyObject *mod, PyObject *const *args, Py_ssize_t n)
     }
     PyObject *a = args[1], *b = args[2], *pair[2];
     PyObject *device;
+    int scalar = 0;
     if (Py_TYPE(a) == ArrayType) {
         device = ((ArrayBase *)a)->device;
         pair[0] = ((ArrayBase *)a)->data;
         if (Py_TYPE(b) == ArrayType && ((ArrayBase *)b)->device == device)
             pair[1] = ((ArrayBase *)b)->data;
         else if (fast_scalar(b))
-            pair[1] = b;
+            pair[1] = b, scalar = 1;
         else
             Py_RETURN_NOTIMPLEMENTED;
     } else if (Py_TYPE(b) == ArrayType && fast_scalar(a)) {
         device = ((ArrayBase *)b)->device;
-        pair[0] = a;
+        pair[0] = a, scalar = 1;
         pair[1] = ((ArrayBase *)b)->data;
     } else {
         Py_RETURN_NOTIMPLEMENTED;
     }
+    if (decided(device, args[0], scalar)) Py_RETURN_NOTIMPLEMENTED;
     return call_named(device, args[0], pair, 2);
 }
 
@@ -595,6 +623,9 @@ static PyMethodDef module_methods[] = {
     {"set_guarded", set_guarded, METH_O,
      "set_guarded(dtype): arrays of this NumPy dtype take an Annotated op's slow path."},
     {"invalidate", invalidate, METH_NOARGS, "Forget cached implementations (after register)."},
+    {"set_decided", set_decided, METH_VARARGS,
+     "set_decided(typed, decided): off the cpu, calls of the ops in typed with a Python scalar, "
+     "and every call of the ops in decided, take the namespace's path."},
     {"set_reshape", set_reshape, METH_O, "set_reshape(fn): the Python Array.reshape (slow path)."},
     {"call1", (PyCFunction)(void (*)(void))api_call1, METH_FASTCALL,
      "call1(name, x): the op on x's device, or NotImplemented when x is not an Array."},

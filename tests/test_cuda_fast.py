@@ -387,6 +387,68 @@ def test_elementwise_launches_from_fast():
     assert y.shape == (5, 7) and F.recorder_calls()[0]["params"][2] == 35
 
 
+SCALAR_CASES = [  # (op, operand type, result type, scalar, its position)
+    ("add", ir.F32, ir.F32, np.float32(1.5), 1),
+    ("subtract", ir.F32, ir.F32, np.float32(-0.25), 0),
+    ("multiply", ir.F64, ir.F64, np.float64(1e300), 1),
+    ("add", ir.I8, ir.I8, np.int8(-3), 1),
+    ("add", ir.U64, ir.U64, np.uint64(2**64 - 5), 0),
+    ("add", ir.F16, ir.F16, np.float16(0.333), 1),
+    ("less", ir.I32, ir.BOOL, np.int32(-7), 1),
+    ("logical_and", ir.BOOL, ir.BOOL, np.bool_(True), 0),
+]
+
+
+@needs_c
+@pytest.mark.parametrize("name,t,out,s,pos", SCALAR_CASES)
+def test_prepared_scalar_is_the_parameter_after_n(name, t, out, s, pos):
+    """A NumPy scalar operand travels in the slot after n, as ``Program.pack`` writes it (16-bit
+    floats as the float32 they are, bool as a u32): no upload, no 0-d constant."""
+    ctx = Ctx()
+    types = (t, t)
+    prog = program(name, types, out, consts=(pos,))
+    result, dt = ir.numpy_of(out), ir.numpy_of(t)
+    run = prepared.prepare(ctx, prog, result, 2, drv=driver(), scalar=(pos, dt))
+    assert type(run) is F.Prepared and run.scalar == pos
+    x = fake(ctx, 0x1000_0000, offset=8, shape=(300,), dtype=dt)
+    args = (s, x) if pos == 0 else (x, s)
+    F.recorder_reset(4)
+    y = run(*args)
+    (call,) = F.recorder_calls()
+    out_mem = ctx.allocator.pool_alloc.given[-1]
+    pt = ew.param_type(t)
+    value = float(s) if pt is ir.F32 and t.is_half else int(s) if pt is ir.U32 else s.item()
+    assert call["params"] == packed(prog, x.mem.ptr + x.offset, out_mem.ptr, 300, value)
+    assert y.shape is x.shape and y.dtype is result and y.size == 300
+    with pytest.raises(TypeError, match="NumPy scalar as operand|takes CudaArrays"):
+        run(x, x)
+    with pytest.raises(TypeError, match="NumPy scalar as operand|takes CudaArrays"):
+        run(s, s)
+
+
+@needs_c
+def test_elementwise_scalar_operands_key_and_launch():
+    """An array and a NumPy scalar: the key is (dtypes in operand order, ctx, size class, the
+    scalar's position); a Python scalar stays on the Python path (the namespace types it)."""
+    ctx = Ctx()
+    first, slow, fast = Recorder("first"), Recorder("slow"), {}
+    e = F.Elementwise("add", 2, fast, first, slow, 1 << 30)
+    a = fake(ctx, 0x1000)
+    for args, key in (((a, np.float32(2)), (F32, F32, ctx, 10, 1)),
+                      ((np.float64(2), a), (F64, F32, ctx, 10, 0))):  # fmt: skip
+        assert e(*args) == "first" and first.calls[-1][0] == (args, key)
+    assert e(a, 2.0) == "slow" and e(2, a) == "slow"
+    prog = program("add", (ir.F32, ir.F32), ir.F32, consts=(1,))
+    fast[(F32, F32, ctx, 10, 1)] = prepared.prepare(ctx, prog, F32, 2, drv=driver(),
+                                                    scalar=(1, F32))  # fmt: skip
+    F.recorder_reset(4)
+    y = e(a, np.float32(2))
+    assert (
+        type(y) is CudaArray
+        and F.recorder_calls()[0]["params"][3] == struct.unpack("<Q", struct.pack("<f4x", 2.0))[0]
+    )
+
+
 @needs_c
 def test_elementwise_contiguity_is_asked_when_unknown():
     e, first, slow, ctx, run = op_impl(2)
@@ -430,6 +492,7 @@ def _fallback_cases() -> list[tuple[str, int, Any]]:
         ("one operand", 2, lambda ctx: ((fake(ctx, 1),), {})),
         ("three operands", 2, lambda ctx: ((fake(ctx, 1), fake(ctx, 2), fake(ctx, 3)), {})),
         ("python scalar", 2, lambda ctx: ((fake(ctx, 1), 2.0), {})),
+        ("two numpy scalars", 2, lambda ctx: ((np.float32(1), np.float32(2)), {})),
         ("scalar first", 2, lambda ctx: ((2, fake(ctx, 1)), {})),
         ("numpy array", 2, lambda ctx: ((fake(ctx, 1), np.ones(1000, np.float32)), {})),
         ("subclass", 2, sub),
@@ -546,13 +609,15 @@ def test_make_elementwise_is_the_c_object(monkeypatch):
     from ruda._backends.cuda import ops
 
     calls = []
-    monkeypatch.setattr(ops.OPS, "call", lambda *a: calls.append(a) or "python")
+    monkeypatch.setattr(ops.OPS, "apply", lambda *a: calls.append(a) or "python")
     add = ops.OPS.make_elementwise(OPS["add"])
     assert type(add) is F.Elementwise and add.__name__ == "add" and add.chunk == 1 << 30
     ctx = Ctx()
     a, b, o = fake(ctx, 0x1000), fake(ctx, 0x2000), fake(ctx, 0x3000)
-    assert add(a, b, out=o, casting="same_kind") == "python"
-    assert calls == [(OPS["add"], (a, b), o, {"casting": "same_kind"})]
+    assert add(a, b, out=o) == "python"
+    assert calls == [(OPS["add"], (a, b), o)]
+    with pytest.raises(TypeError, match="casting"):  # the namespace's keywords stay there
+        add(a, b, out=o, casting="same_kind")
     add.fast[(F32, F32, ctx, 10)] = prepared.prepare(
         ctx, program("add", (ir.F32, ir.F32), ir.F32), F32, 2, drv=driver()
     )

@@ -402,6 +402,7 @@ def _flat_index(wg: int = WORKGROUP) -> ir.Expr:
 def build(
     name: str, in_types: tuple[ir.Type, ...], out_type: ir.Type, ndim: int | None, *,
     ipt: int = 1, vec: int = 1, wg: int = WORKGROUP, order: str = "tile", status: bool = False,
+    consts: tuple[int, ...] = (),
 ) -> ir.Kernel:  # fmt: skip
     """The kernel for op ``name`` on operands of ``in_types`` giving ``out_type``.
 
@@ -415,6 +416,9 @@ def build(
     units ("tile" or "grid") and ``vec`` elements per unit (2 or 4: 32-bit types only); see the
     module docstring for the launch and binding conventions. ``status``: one more binding, the
     last, of floating-point status words (``fpstatus``; only where ``fpstatus.applies``).
+    ``consts``: the positions of operands that are one value for every element (a Python or
+    NumPy scalar): each is the parameter ``val{k}`` (of ``param_type``, after ``n``) instead of a
+    binding, so a new value needs no upload and no new kernel.
     """
     op = OPS[name]
     for t in (*in_types, out_type):
@@ -426,11 +430,13 @@ def build(
     if status and not fpstatus.applies(name, in_types, out_type):
         raise ValueError(f"ruda kernels: {name} ({out_type.name}) sets no floating-point status")
     compute = _compute_type(op, in_types, out_type)
-    ins = tuple(ir.Buffer(f"in{k}", t, k, lanes=vec) for k, t in enumerate(in_types))
-    out = ir.Buffer("out", out_type, len(ins), "read_write", lanes=vec)
-    fps = fpstatus.buffer(len(ins) + 1) if status else None
+    _check_consts(name, in_types, consts)
+    ins: tuple[ir.Buffer | Operand, ...] = tuple(_operands(in_types, consts, vec))
+    bound = tuple(b for b in ins if isinstance(b, ir.Buffer))
+    out = ir.Buffer("out", out_type, len(bound), "read_write", lanes=vec)
+    fps = fpstatus.buffer(len(bound) + 1) if status else None
     n = ir.Param("n", U32)
-    params = [n]
+    params = [n, *(b.param for b in ins if isinstance(b, Operand))]
     per_word = 32 // out_type.bits if (ndim is None and out_type.is_narrow) else 1
     body: list[Any] = []
 
@@ -471,6 +477,8 @@ def build(
         params += shape
         coords = _coords(body, i, [s.var for s in shape])
         for k in range(len(ins)):
+            if isinstance(ins[k], Operand):
+                continue
             st = [ir.Param(f"st{k}_{d}", ir.I32) for d in range(ndim)]
             off = ir.Param(f"off{k}", U32)
             params += [*st, off]
@@ -485,8 +493,9 @@ def build(
     types = "_".join(t.name for t in (*in_types, out_type))
     kernel = ir.Kernel(
         name=f"{name}_{types}_{'c' if ndim is None else ndim}{_tag(ipt, vec, wg, order)}"
+        + ("_k" + "".join(map(str, consts)) if consts else "")
         + ("_fps" if fps is not None else ""),
-        buffers=(*ins, out) if fps is None else (*ins, out, fps),
+        buffers=(*bound, out) if fps is None else (*bound, out, fps),
         params=tuple(params),
         body=tuple(body),
         workgroup=(wg, 1, 1),
@@ -495,6 +504,57 @@ def build(
     )
     _BUILT.add(kernel.name)
     return ir.with_features(kernel)
+
+
+class Operand:
+    """An operand that is one value for every element: its parameter, loaded like a binding
+    (``op[index]`` is the value whatever the index), so the bodies treat both alike."""
+
+    def __init__(self, k: int, elem: ir.Type) -> None:
+        self.elem = elem
+        self.param = ir.Param(f"val{k}", param_type(elem))
+
+    def __getitem__(self, index: Any) -> ir.Expr:
+        v = self.param.var
+        return v if self.param.type == self.elem else ir.cast(v, self.elem)
+
+
+def param_type(t: ir.Type) -> ir.Type:
+    """The type a scalar operand of type ``t`` travels in as a kernel parameter: its own, but
+    16-bit floats in float32 (each is a float32 exactly; WGSL's uniforms and the CUDA launcher's
+    slots do not hold bfloat16) and bool in u32 (WGSL's uniforms hold no bool)."""
+    if t.is_half:
+        return F32
+    return U32 if t == BOOL else t
+
+
+def param_ok(t: ir.Type) -> bool:
+    """Whether a scalar operand of type ``t`` can be a parameter (complex values stay 0-d
+    buffers: a parameter is one real scalar)."""
+    return not t.is_complex
+
+
+def _check_consts(name: str, in_types: tuple[ir.Type, ...], consts: tuple[int, ...]) -> None:
+    if tuple(sorted(set(consts))) != tuple(consts) or any(
+        not 0 <= k < len(in_types) or not param_ok(in_types[k]) for k in consts
+    ):
+        raise ValueError(f"ruda kernels: {name}: consts={consts!r} are not positions of real "
+                         f"operands among {len(in_types)}")  # fmt: skip
+    if len(consts) == len(in_types):
+        raise ValueError(f"ruda kernels: {name}: every operand a parameter (nothing to map)")
+
+
+def _operands(in_types: tuple[ir.Type, ...], consts: tuple[int, ...],
+              vec: int) -> list[ir.Buffer | Operand]:  # fmt: skip
+    """The inputs in order: bindings numbered from 0 in order, parameters at ``consts``."""
+    ins: list[ir.Buffer | Operand] = []
+    for k, t in enumerate(in_types):
+        if k in consts:
+            ins.append(Operand(k, t))
+        else:
+            nb = sum(isinstance(b, ir.Buffer) for b in ins)
+            ins.append(ir.Buffer(f"in{k}", t, nb, lanes=vec))
+    return ins
 
 
 def _check_variant(name: str, in_types: tuple[ir.Type, ...], out_type: ir.Type,
@@ -550,7 +610,11 @@ def _variant_body(op: Op, compute: ir.Type, ins: tuple[ir.Buffer, ...], out: ir.
         stmts: list[Any] = []
         lanes: list[list[ir.Expr]] = []
         for k, b in enumerate(ins):
-            if width == 1:
+            if isinstance(b, Operand):  # one value: every lane
+                a = Var(f"a{k}_{tag}", b.elem)
+                stmts.append(Let(a, b[u]))
+                lanes.append([a] * width)
+            elif width == 1:
                 a = Var(f"a{k}_{tag}", b.elem)
                 stmts.append(Let(a, b[u]))
                 lanes.append([a])

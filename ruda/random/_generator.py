@@ -121,7 +121,7 @@ class Generator(_Distributions):
         if isinstance(v, np.generic):
             bad = bool(v < 0) or bool(np.isnan(v))
         else:
-            bad = bool(_host(dev._ops["any"](dev._ops["less"](v, 0)), dev))
+            bad = bool(_host(dev._ops["any"](dev._ops["less"](v, v.dtype.type(0))), dev))
         if bad:
             raise ValueError(f"ruda.{fname}: {name} < 0")
 
@@ -156,9 +156,18 @@ class Generator(_Distributions):
     def _standard(
         self, fname: str, values: Any, size: Any, dtype: Any, out: Any, device: Any
     ) -> Any:
-        """The body of ``random`` and ``standard_normal``: ``values`` of ``size``, or in ``out``."""
+        """The body of ``random``, ``standard_normal`` and ``standard_exponential``: ``values``
+        of ``size``, or in ``out`` (NumPy's checks: its dtype is ``dtype``, its shape ``size``)."""
         if dtype is not _F64:
             dtype = _float_dtype(dtype, fname)
+        if isinstance(out, Array):
+            if out.dtype != dtype:
+                raise TypeError(
+                    f"ruda.{fname}: Supplied output array has the wrong type. Expected "
+                    f"{dtype}, got {out.dtype}"
+                )
+            if size is not None and _shape(size, fname) != out.shape:
+                raise ValueError(f"ruda.{fname}: size must match out.shape when used together")
         if out is not None:
             return self._into(
                 out, lambda s, d: self._standard(fname, values, s, dtype, None, d), fname
@@ -263,19 +272,25 @@ class Generator(_Distributions):
         return self._finish(o["add"](o["multiply"](z, p["scale"]), p["loc"]), shape, dev)
 
     def standard_exponential(
-        self, size: Any = None, dtype: Any = _F64, *, device: Any = None
+        self,
+        size: Any = None,
+        dtype: Any = _F64,
+        method: str = "zig",
+        out: Any = None,
+        *,
+        device: Any = None,
     ) -> Any:
-        """Exponentials with scale 1: -log(1 - u).
+        """Exponentials with scale 1: -log(1 - u), of ``size`` or into ``out``.
 
         >>> import ruda as np
         >>> float(np.random.default_rng(0).standard_exponential()) > 0
         True
         """
-        fname = "random.Generator.standard_exponential"
-        dtype = _float_dtype(dtype, fname)
-        dev = resolve(device)
-        shape = _shape(size, fname)
-        return self._finish(self._exponentials(math.prod(shape or ()), dtype, dev), shape, dev)
+        # Note: ``method`` is accepted for NumPy's signature ("zig": its ziggurat, "inv": the
+        # inverse CDF); ruda draws every exponential by the inverse CDF (the same law).
+        return self._standard(
+            "random.Generator.standard_exponential", self._exponentials, size, dtype, out, device
+        )
 
     def exponential(
         self, scale: Any = 1.0, size: Any = None, *, dtype: Any = _F64, device: Any = None

@@ -87,7 +87,7 @@ def test_inplace_through_views(device, rng) -> None:
     a = rng.standard_normal((8, 6)).astype("float32")
     d = put(a, device)._data
     v = d[1:7:2, ::-2]
-    apply(OPS["add"], (v, 10.0), out=v)
+    apply(OPS["add"], (v, numpy.float32(10.0)), out=v)  # the strict entry: typed scalars
     a[1:7:2, ::-2] += 10.0
     numpy.testing.assert_allclose(d.to_host(), a, rtol=1e-6)
     # overlapping source and destination: NumPy's result, as if through a copy

@@ -128,6 +128,7 @@ def _assigner() -> Any:
 
 if _cuda_fast is not None:
     _cuda_fast.init(CudaArray)  # the slots the C fast path reads and fills
+    _cuda_fast.set_scalar_type(np.generic)  # its scalar operands (kernel parameters)
 
 
 __all__ = ["CudaArray", "span"]

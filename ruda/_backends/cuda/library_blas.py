@@ -36,6 +36,7 @@ from ..._promotion import promote
 from ..gpu import tuning
 from ..gpu.matmul import Products, _matrix_strides
 from ..gpu.matmul import result_dtype as products_result_dtype
+from ..gpu.operands import typed
 from ..gpu.strided import span
 from . import ops as _ops
 from .array import CudaArray
@@ -147,7 +148,7 @@ def scale_(x: CudaArray, s: float) -> CudaArray:
     """Multiply ``x`` by the real scalar ``s`` in place."""
     if s != 1.0 and x.size:
         v = real_view(x) if kind_of(x.dtype) == "c" else x
-        _ops.apply(OPS["multiply"], (v, float(s)), out=v)
+        _ops.apply(OPS["multiply"], (v, typed(float(s), v)), out=v)
     return x
 
 

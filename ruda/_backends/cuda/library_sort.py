@@ -24,6 +24,7 @@ from ..._kernels import ir
 from ..._kernels.math.mathlib import isnan
 from ..._ops import OPS
 from ..gpu.kernels import map_layout
+from ..gpu.operands import typed
 from . import ops as _ops
 from .array import CudaArray
 from .library_blas import contiguous, copy_into, moved_last, new, on
@@ -156,7 +157,7 @@ def argsort(x: CudaArray, axis: int | None = -1, descending: bool = False, stabl
     if descending and idx.ndim and idx.size:
         n = idx.shape[-1]
         # Indices into the reversed axis, reversed back: n - 1 - i, a stable descending order.
-        idx = _ops.apply(OPS["subtract"], (n - 1, idx[..., ::-1]))
+        idx = _ops.apply(OPS["subtract"], (typed(n - 1, idx), idx[..., ::-1]))
     return _back(idx, inv, False)
 
 

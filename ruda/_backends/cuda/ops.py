@@ -21,12 +21,14 @@ from typing import Any
 import numpy as np
 
 from ..._dtypes import is_half
+from ..._kernels import elementwise as ew
 from ..._kernels import ir
 from ..._kernels.tune import engine as tune
 from ..._ops import Op
 from ..gpu import kernels, views
 from ..gpu.creation import arange_chunks, fill_words
 from ..gpu.layout import bstrides, collapse
+from ..gpu.operands import Param
 from ..gpu.ops import GpuOps, _ElementwiseMaker
 from ..gpu.random import library as random_library
 from ..gpu.strided import span
@@ -100,20 +102,23 @@ class CudaOps(GpuOps):
     def launch_map(
         self, ctx: Any, make: Callable[[int | None], ir.Kernel], ins: list[Any], out: Any
     ) -> None:
-        """Run an elementwise kernel (``make(ndim)``) from ``ins`` (broadcast) into ``out``."""
+        """Run an elementwise kernel (``make(ndim)``) from ``ins`` (broadcast; a ``Param`` is a
+        scalar parameter ``val{k}``) into ``out``."""
         shape, n = out.shape, out.size
         if n == 0:
             return
         chunk, launcher = _launcher.CHUNK, ctx.launcher
-        ops = [*ins, out]
-        if out.is_contiguous and all(x.shape == shape and x.is_contiguous for x in ins):
+        vals = {f"val{k}": x.value for k, x in enumerate(ins) if type(x) is Param}
+        arrays = [(k, x) for k, x in enumerate(ins) if type(x) is not Param]
+        ops = [*(x for _, x in arrays), out]
+        if out.is_contiguous and all(x.shape == shape and x.is_contiguous for _, x in arrays):
             prog = ctx.compiler.program(self.contiguous_kernel(ctx, make, n, ops))
             for start in range(0, n, chunk):
                 m = min(chunk, n - start)
                 ptrs = [x.ptr + start * x.dtype.itemsize for x in ops]
-                launcher.launch(prog, ptrs, {"n": m}, launcher.grid(prog, m))
+                launcher.launch(prog, ptrs, {"n": m, **vals}, launcher.grid(prog, m))
             return
-        cshape, cstr = collapse(shape, [*(bstrides(x, shape) for x in ins), out._strides])
+        cshape, cstr = collapse(shape, [*(bstrides(x, shape) for _, x in arrays), out._strides])
         if not cshape:  # every dimension has length 1: one element
             cshape, cstr = (1,), [(0,)] * len(ops)
         prog = ctx.compiler.program(make(len(cshape)))
@@ -124,13 +129,14 @@ class CudaOps(GpuOps):
                 f"{chunk}) is not implemented on {ctx.name} yet"
             )
         rows = max(1, chunk // inner)
+        tags = [str(k) for k, _ in arrays] + ["o"]
         for r0 in range(0, cshape[0], rows):
             r = min(rows, cshape[0] - r0)
             part = (r, *cshape[1:])
-            params: dict[str, Any] = {"n": r * inner}
+            params: dict[str, Any] = {"n": r * inner, **vals}
             params.update({f"s{d}": s for d, s in enumerate(part)})
             ptrs = []
-            for k, (x, st) in enumerate(zip(ops, cstr, strict=True)):
+            for x, st, tag in zip(ops, cstr, tags, strict=True):
                 isz = x.dtype.itemsize
                 first = x.offset + r0 * st[0] * isz  # byte offset of this chunk's first element
                 lo, hi = span(first, part, st, isz)
@@ -142,7 +148,6 @@ class CudaOps(GpuOps):
                 ptrs.append(x.mem.ptr + lo)  # offsets below count from the lowest byte touched
                 if r == 1:  # one row: its stride is never used (and may not fit 32 bits)
                     st = (0, *st[1:])
-                tag = "o" if k == len(ins) else str(k)
                 params.update({f"st{tag}_{d}" if tag != "o" else f"sto_{d}": s
                                for d, s in enumerate(st)})  # fmt: skip
                 params[f"off{tag}"] = (first - lo) // isz
@@ -159,40 +164,46 @@ class CudaOps(GpuOps):
         return kernel
 
     def make_elementwise(self, op: Op) -> Callable[..., CudaArray]:
-        # (operand dtypes, ctx, size class) -> prepared launcher; the size class is the
-        # tuner's shape bucket ((n - 1).bit_length()), whose decision the launcher holds
+        """The strict entry (``GpuOps.apply``) with prepared launches for small contiguous
+        operands of one shape, or one such array and a NumPy scalar (``prepared.py``)."""
+        # (operand dtypes, ctx, size class[, the scalar's position]) -> prepared launcher; the
+        # size class is the tuner's shape bucket ((n - 1).bit_length()), whose decision the
+        # launcher holds
         fast: dict[tuple[Any, ...], Any] = {}
         arity, chunk, CA = op.arity, _launcher.CHUNK, CudaArray
-        apply, call = self.apply, self.call
-        # ldexp takes (float, int) operands unpromoted: only call() knows its loop
-        fastable = op.name != "ldexp"
+        generic = super().make_elementwise(op)
+        if op.operands:  # ldexp's own loop
+            return generic
+        apply = self.apply
 
-        def first_call(args: tuple[CudaArray, ...], key: tuple[Any, ...]) -> CudaArray:
+        def first_call(args: tuple[Any, ...], key: tuple[Any, ...]) -> CudaArray:
             y = apply(op, args)
-            # integer pow checks its exponents in apply() on every call: no prepared entry
-            if len(set(key[:-2])) == 1 and not (op.int_negative and y.dtype.kind in "iu"):
-                # then apply() launched exactly this kernel
-                ctx = args[0].ctx
-                make = _ElementwiseMaker(op.name, tuple(ir.type_of(d) for d in key[:-2]),
-                                         ir.type_of(y.dtype))  # fmt: skip
-                kernel = self.tuner.kernel(ctx, make, args[0].size, "contiguous", default_variant)
+            pos = key[4] if len(key) == 5 else -1
+            dtypes = key[:arity]
+            if len(set(dtypes)) == 1 and (pos < 0 or ew.param_ok(ir.type_of(dtypes[0]))):
+                # then apply() launched exactly this kernel, on one dtype
+                x = args[1 - pos] if pos >= 0 else args[0]
+                ctx = x.ctx
+                types = tuple(ir.type_of(d) for d in dtypes)
+                consts = () if pos < 0 else (pos,)
+                make = _ElementwiseMaker(op.name, types, ir.type_of(y.dtype), consts)
+                kernel = self.tuner.kernel(ctx, make, x.size, "contiguous", default_variant)
                 if kernel.vector_width == 1:  # vectors need aligned pointers: the full path
-                    fast[key] = prepare(ctx, ctx.compiler.program(kernel), y.dtype, arity)
+                    run = prepare(ctx, ctx.compiler.program(kernel), y.dtype, arity,
+                                  scalar=(pos, dtypes[0]) if pos >= 0 else None)  # fmt: skip
+                    if run is not None:
+                        fast[key] = run
             return y
 
-        def slow(*args: Any, out: Any = None, **kwargs: Any) -> CudaArray:
-            return call(op, args, out, kwargs)
+        from .prepared import elementwise
 
-        if fastable:
-            from .prepared import elementwise
+        c_impl = elementwise(op.name, arity, fast, first_call, generic)
+        if c_impl is not None:  # impl's fast path below, in C (ruda/_cuda_fast.c)
+            return c_impl
 
-            c_impl = elementwise(op.name, arity, fast, first_call, slow)
-            if c_impl is not None:  # impl's fast path below, in C (ruda/_cuda_fast.c)
-                return c_impl
-
-        def impl(*args: Any, out: Any = None, **kwargs: Any) -> CudaArray:
-            # Fast path: same-shape contiguous operands, no out= (chains of small ops).
-            if out is None and not kwargs and fastable:
+        def impl(*args: Any, out: Any = None) -> CudaArray:
+            # Fast path: same-shape contiguous arrays, no out= (chains of small ops).
+            if out is None:
                 if arity == 2 and len(args) == 2:
                     a, b = args
                     if (type(a) is CA and type(b) is CA and a.shape == b.shape and a.ctx is b.ctx
@@ -207,7 +218,7 @@ class CudaOps(GpuOps):
                         key = (a.dtype, a.ctx, (a.size - 1).bit_length())
                         run = fast.get(key)
                         return run(a) if run is not None else first_call(args, key)
-            return call(op, args, out, kwargs)
+            return generic(*args, out=out)
 
         impl.__name__ = op.name
         return impl

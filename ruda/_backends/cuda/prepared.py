@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._kernels import ir
 from .array import CudaArray
 from .driver import C_FAST, _cuda_fast, driver
 from .launcher import CHUNK
@@ -43,18 +44,39 @@ def elementwise(name: str, arity: int, fast: dict[tuple[Any, ...], Any],
     return _cuda_fast.Elementwise(name, arity, fast, first_call, slow, CHUNK)
 
 
-def prepare(ctx: Any, program: Any, result: np.dtype, arity: int,
-            drv: Any = None) -> Callable[..., CudaArray]:  # fmt: skip
-    """A launcher of ``program`` (a contiguous elementwise kernel of ``arity`` inputs) that
-    allocates its ``result``-typed output; the operands are contiguous, of one shape.
+def prepare(
+    ctx: Any, program: Any, result: np.dtype, arity: int, drv: Any = None,
+    scalar: tuple[int, np.dtype] | None = None,
+) -> Callable[..., CudaArray] | None:  # fmt: skip
+    """A launcher of ``program`` (a contiguous elementwise kernel of ``arity`` operands) that
+    allocates its ``result``-typed output; the array operands are contiguous, of one shape.
+    ``scalar``: (position, dtype) of an operand that is a NumPy scalar, the kernel's parameter
+    after ``n`` (C extension only: None without it).
 
     ``drv`` is the ``_cuda_fast.Driver`` to launch with (default: ``driver()``; tests pass one
     that records).
     """
     fps = getattr(program, "fps", None)  # the status words: one more buffer, the last
-    if program.nbuffers != arity + 1 + (fps is not None) or program.params != (("n", np.uint32),):
+    arrays = arity - (scalar is not None)
+    params = (("n", np.uint32),)
+    if scalar is not None:
+        params += ((f"val{scalar[0]}", program.params[-1][1]),)
+    if program.nbuffers != arrays + 1 + (fps is not None) or program.params != params:
         raise ValueError(f"ruda: {program.name} is not a contiguous elementwise kernel of "
-                         f"{arity} input(s) (buffers and one u32 n)")  # fmt: skip
+                         f"{arity} operand(s) (buffers, u32 n and a scalar's "
+                         "parameter)")  # fmt: skip
+    if scalar is not None:
+        if _cuda_fast is None or ctx.multi:
+            return None  # the Python paths below take arrays only
+        pos, sdt = scalar
+        t = ir.type_of(sdt)
+        conv = 2 if t == ir.BOOL else 1 if t.is_half else 0  # as elementwise.param_type
+        return _cuda_fast.Prepared(
+            driver() if drv is None else drv, ctx, ctx.allocator.pool_alloc, result,
+            program.fptr, program.block, program.block * program.items_per_thread, arity,
+            program.name, status=0 if fps is None else fps.ptr, scalar=pos, conv=conv,
+            sbytes=sdt.itemsize,
+        )  # fmt: skip
     alloc, launcher = ctx.allocator.pool_alloc, ctx.launcher
     per = program.block * program.items_per_thread
     isz = result.itemsize

@@ -26,6 +26,7 @@ import numpy as np
 from ..._kernels import ir
 from ..._ops import OPS
 from .layout import span
+from .operands import typed
 
 
 def limit_of(ctx: Any) -> int | None:
@@ -216,7 +217,7 @@ def arg_layout(search: Any, op: str, x: Any, rows: int, cols: int) -> Any:
         if nseg == 1:
             ops.assign(idx[r0 : r0 + rr, 0], r)
             continue
-        ops.apply(OPS["add"], (r, c0), r)  # the segment's index in the whole row
+        ops.apply(OPS["add"], (r, typed(c0, r)), r)  # the segment's index in the whole row
         ops.assign(idx[r0 : r0 + rr, j], r)
         ops.assign(vals[r0 : r0 + rr, j], search.reductions.reducer(best)(t, axis=1))
     if nseg == 1:

@@ -28,6 +28,7 @@ from ..._kernels.fft import stockham as kf
 from ..._kernels.reduce import Launch, Plan, _cdiv
 from ..._kernels.tune import engine as tune
 from .manipulation import Manipulation
+from .operands import typed
 
 _SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 _TABLE_LIMIT = 64
@@ -149,7 +150,7 @@ class Fft:
         if rows == 0:
             return ctx.allocator.empty(y.shape, y.dtype)
         if n == 1:
-            return self.ops.apply(_op("multiply"), (y, scale))
+            return self.ops.apply(_op("multiply"), (y, typed(scale, y)))
         if n & (n - 1) == 0:
             out = self._pow2(ctx, y, rows, n, inverse, scale)
         else:

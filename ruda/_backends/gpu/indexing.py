@@ -27,6 +27,7 @@ from ..._kernels.reduce import Launch, Plan, _cdiv
 from ..._ops import OPS
 from . import chunking
 from .layout import bstrides, c_strides, span
+from .operands import typed
 
 LIMIT = (1 << 31) - 1  # elements the kernels address with 32-bit math
 MAX_ARRAYS = 6  # index arrays in one key (storage bindings per kernel: these + 2)
@@ -387,7 +388,7 @@ def gather_windows(x: Any, shape: tuple[int, ...], st: tuple[int, ...], bs: tupl
     i32 = np.dtype(np.int32)
     e = ctx.allocator.empty(shape, i32)
     ops.assign(e, offs.view_of(offs.offset, shape, bs))
-    ops.apply(OPS["add"], (e, x.offset // isz), e)
+    ops.apply(OPS["add"], (e, typed(x.offset // isz, e)), e)
     for d, s in enumerate(st):
         if s and shape[d] > 1:
             iota = ctx.allocator.empty((shape[d],), i32)
@@ -405,11 +406,12 @@ def gather_windows(x: Any, shape: tuple[int, ...], st: tuple[int, ...], bs: tupl
     flat_out = out.reshape(-1)
     for w0 in range(lo // isz, last, step):
         w1 = min(w0 + step, last)
-        ew = ops.apply(OPS["subtract"], (e, w0)).reshape(-1)
-        inside = ops.apply(OPS["logical_and"], (ops.apply(OPS["greater_equal"], (ew, 0)),
-                                                ops.apply(OPS["less"], (ew, w1 - w0))))  # fmt: skip
-        ops.apply(OPS["maximum"], (ew, 0), ew)
-        ops.apply(OPS["minimum"], (ew, w1 - w0 - 1), ew)
+        ew = ops.apply(OPS["subtract"], (e, typed(w0, e))).reshape(-1)
+        lo_ok = ops.apply(OPS["greater_equal"], (ew, typed(0, ew)))
+        hi_ok = ops.apply(OPS["less"], (ew, typed(w1 - w0, ew)))
+        inside = ops.apply(OPS["logical_and"], (lo_ok, hi_ok))
+        ops.apply(OPS["maximum"], (ew, typed(0, ew)), ew)
+        ops.apply(OPS["minimum"], (ew, typed(w1 - w0 - 1, ew)), ew)
         first = w0 == lo // isz  # every output lies in one window: the others overwrite theirs
         got = flat_out if first else ctx.allocator.empty((n,), x.dtype)
         xw = x.view_of(w0 * isz, (w1 - w0,), (1,))

@@ -20,6 +20,7 @@ from ..._kernels.linalg import from_svd as kc
 from ..._kernels.reduce import Launch, Plan
 from ..._ops import OPS
 from . import views
+from .operands import typed
 
 LinAlgError = np.linalg.LinAlgError
 
@@ -160,7 +161,7 @@ class LinalgBase:
         self, x: Any, tol: Any = None, hermitian: bool = False, *, rtol: Any = None
     ) -> Any:
         if x.ndim < 2:  # NumPy: a vector (or scalar) has rank 1 unless it is all zeros
-            nz = self.ops.apply(OPS["not_equal"], (x, 0))
+            nz = self.ops.apply(OPS["not_equal"], (x, typed(0, x)))
             return self.ops.astype(self.red.library()["any"](nz), np.int64)
         s = self.svdvals(x)
         m, n = x.shape[-2:]

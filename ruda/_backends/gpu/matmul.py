@@ -33,6 +33,7 @@ from ..._ops import OPS
 from ..._promotion import promote
 from . import chunking
 from .layout import axis_from_last, axis_last, bstrides, collapse
+from .operands import typed
 from .strided import read_only_result, span
 
 _INF = float("inf")
@@ -436,7 +437,7 @@ class Products:
             axis = tuple(int(a) % max(x.ndim, 1) for a in axis)
         ord = float(ord)
         if ord == 0:  # the number of nonzero elements, as a float
-            nz = self._apply("not_equal", x, 0)
+            nz = self._apply("not_equal", x, typed(0, x))
             real = float_info(x.dtype).dtype  # complex norms are real
             return self.ops.astype(self._sum(nz, axis, real, keepdims), real)
         ax = self._apply("abs", x)
@@ -449,8 +450,8 @@ class Products:
         if ord == 2:
             s = self._sum(self._apply("multiply", ax, ax), axis, keepdims=keepdims)
             return self._apply("sqrt", s, out=s)
-        s = self._sum(self._apply("pow", ax, ord), axis, keepdims=keepdims)
-        return self._apply("pow", s, 1.0 / ord, out=s)
+        s = self._sum(self._apply("pow", ax, typed(ord, ax)), axis, keepdims=keepdims)
+        return self._apply("pow", s, typed(1.0 / ord, s), out=s)
 
     def matrix_norm(self, x: Any, keepdims: bool = False, ord: Any = "fro") -> Any:
         """Norms over the last two axes: 'fro', ±1 and ±inf here; 'nuc' and ±2 from the

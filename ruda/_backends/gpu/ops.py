@@ -1,19 +1,18 @@
 """``GpuOps``: a GPU backend's op glue, the same for every backend but the launch.
 
-An elementwise op takes operands as the namespace passes them (native arrays, Python or NumPy
-scalars). The decisions are ``ruda._ufunc``'s, the same for every device kind (dtypes, broadcast
-shape, ``out=`` checks, negative integer powers; ``where=`` is the namespace's); what is left
-here is mechanical: Python scalars become cached 0-d device constants of the dtype the loop
-reads them in, comparisons' operands are converted, a partial overlap with ``out`` is read
-through a copy, and the kernel builder and the operands go to the backend's ``launch_map``.
-A backend subclasses ``GpuOps`` and supplies the hooks named in the class body (its native
-type, contexts, ``launch_map``, ``fill``, ``arange_into``, ``run_plan``); its ``ops`` module
-exports one instance's bound methods.
+An elementwise op arrives as the namespace decided it (``ruda/_elementwise.py`` with
+``ruda._ufunc``'s rules: Python scalars typed as NumPy's loop reads them, ``out=``, ``where=``,
+``dtype=``, negative integer powers, out-of-range comparisons): operands that are this backend's
+arrays or NumPy scalars, and an output of the result dtype, or none. What is left here is
+mechanical: scalars become kernel parameters, comparisons' operands are converted to one dtype,
+a partial overlap with ``out`` is read through a copy, and the kernel builder and the operands go
+to the backend's ``launch_map``. A backend subclasses ``GpuOps`` and supplies the hooks named in
+the class body (its native type, contexts, ``launch_map``, ``fill``, ``arange_into``,
+``run_plan``); its ``ops`` module exports one instance's bound methods.
 """
 
 from __future__ import annotations
 
-import builtins
 import os
 import warnings
 from collections.abc import Callable
@@ -26,21 +25,11 @@ from ..._dtypes import kind_of
 from ..._kernels import elementwise as ew
 from ..._kernels import ir
 from ..._kernels.math.fpstatus import applies as _fps_applies
-from ..._ops import OPS, Op
-from ..._ufunc import (
-    NEGATIVE_POWER,
-    broadcast_shape,
-    casts_operands,
-    check_out,
-    compare_out_of_range,
-    loop_dtype,
-    negative_power,
-    resolve,
-    scalar_dtype,
-)
+from ..._ops import Op
+from ..._ufunc import broadcast_shape, casts_operands, loop_dtype, resolve
 from . import kernels
 from .creation import CreationOps
-from .operands import PY_SCALARS, mixed
+from .operands import PY_SCALARS, Param, mixed
 from .strided import raise_readonly
 
 # RUDA_FPSTATUS=off: kernels without the floating-point status words (no errstate reports from
@@ -165,89 +154,85 @@ class GpuOps(CreationOps):
 
     # -- elementwise ops ----------------------------------------------------------------------
     def apply(self, op: Op, args: tuple[Any, ...], out: Any = None) -> Any:
-        """Run elementwise ``op`` on ``args`` (native arrays and scalars), into ``out`` if given."""
+        """Run elementwise ``op`` on typed operands into ``out`` (a new array if None).
+
+        The strict entry: every operand is a native array of this kind or a NumPy scalar (the
+        namespace typed Python scalars as NumPy's loop reads them, ``ruda._ufunc``), and ``out``
+        is a native of the result dtype whose shape the operands broadcast to. The result dtype
+        is NumPy's loop for the operands' promoted dtype (typed operands: no weak scalars, no
+        value-based rule, nothing to decide). Scalars become kernel parameters (complex ones a
+        cached 0-d constant), comparisons read both operands in one dtype, and an operand that
+        partly overlaps ``out`` is read through a copy.
+        """
         native, kind = self.native, self.kind
         ctx = None
-        for a in (*args, out):
+        dtypes = []
+        for a in args:
             if isinstance(a, native):
                 if ctx is None:
                     ctx = a.ctx
                 elif a.ctx is not ctx:
                     raise mixed(ctx, a.ctx)
-        if ctx is None:
-            raise TypeError(f"{op.name}: expected at least one {kind} array operand")
-        arr_dtypes, scalars = [], []
-        for a in args:
-            if isinstance(a, (native, np.generic)):
-                arr_dtypes.append(a.dtype)
-            elif type(a) in PY_SCALARS:
-                scalars.append(a)
-            else:
+            elif not isinstance(a, np.generic):
                 raise TypeError(
-                    f"cannot combine an array on {ctx.name} with host data "
-                    f"({type(a).__name__}); convert it with ruda.asarray(..., device=x.device)"
+                    f"ruda.{op.name}: the {kind} backend takes its arrays and NumPy scalars, got "
+                    f"{type(a).__name__}; convert it with ruda.asarray(..., device=x.device)"
                 )
-        if not arr_dtypes:
-            raise TypeError(f"{op.name}: expected at least one {kind} array operand")
-        rn, result = self.dtypes_of(op, ctx, arr_dtypes, scalars)
-        if scalars:
-            known = compare_out_of_range(op.name, rn, args)
-            if known is not None:
-                return self._constant_result(ctx, args, known, out, op)
-        # Operands: constants for scalars (in the dtype NumPy's loop reads them); comparisons
-        # see both operands in the promoted dtype.
-        logical = op.category == "bool"
-        weak = scalar_dtype(op, rn, result)
+            dtypes.append(a.dtype)
+        if out is not None:
+            if not isinstance(out, native):
+                raise TypeError(f"ruda.{op.name}: out must be an array on the {kind} device")
+            if ctx is None:
+                ctx = out.ctx
+            elif out.ctx is not ctx:
+                raise mixed(ctx, out.ctx)
+        if ctx is None:
+            raise TypeError(f"ruda.{op.name}: expected at least one {kind} array operand")
+        rn, result = self.dtypes_of(op, ctx, dtypes)
+        cast = casts_operands(op)
         ins: list[Any] = []
         for a in args:
             if isinstance(a, native):
-                if casts_operands(op) and a.dtype != rn:
+                if cast and a.dtype != rn:
                     a = self.astype(a, rn)
-                ins.append(a)
             else:
-                v = a.item() if isinstance(a, np.generic) else a
-                typed = isinstance(a, np.generic) and op.result != "bool"
-                cdt = np.dtype(np.bool_) if logical else (a.dtype if typed else weak)
-                ins.append(self.constant(ctx, v, cdt))
-        if op.int_negative and kind_of(rn) in "iu":  # after the constants' OverflowError
-            if out is not None and not np.can_cast(result, out.dtype, "same_kind"):
-                self._check_out(op, (), result, out)  # NumPy's casting error comes first
-            self._negative_int_power(op, args["ab".index(op.int_negative)])
+                if cast and a.dtype != rn:
+                    a = _as_scalar(a, rn)
+                a = self.scalar_operand(ctx, a)
+            ins.append(a)
         shape = broadcast_shape([x.shape for x in ins])
         if out is None:
             out = ctx.allocator.empty(shape, result)
         else:
-            self._check_out(op, shape, result, out, [x.shape for x in ins])
-            if out.dtype != result:  # NumPy's loop runs in the result dtype, then casts
-                self.assign(out, self.apply(op, args))
-                return out
+            if out.dtype != result or (
+                shape != out.shape and np.broadcast_shapes(shape, out.shape) != out.shape
+            ):
+                raise ValueError(
+                    f"ruda.{op.name}: out ({out.dtype}, {out.shape}) is not the "
+                    f"result ({result}, {shape}): the namespace checks out="
+                )
             for k, x in enumerate(ins):
                 if x.shares_memory(out) and not (
                     x.shape == out.shape and x._strides == out._strides and x.offset == out.offset
                 ):
                     ins[k] = self.copy(x)  # a partial overlap would race: read from a copy
-        in_types = tuple(ir.type_of(x.dtype) for x in ins)
-        out_type = ir.type_of(out.dtype)
-        self.launch_map(ctx, _ElementwiseMaker(op.name, in_types, out_type), ins, out)
+        self.launch_map(ctx, _maker(op.name, ins, out), ins, out)
         return out
 
-    def _constant_result(self, ctx: Any, args: tuple[Any, ...], value: bool, out: Any,
-                         op: Op) -> Any:  # fmt: skip
-        """A comparison whose answer is ``value`` for every element, as an array (or ``out``)."""
-        shape = broadcast_shape([a.shape for a in args if hasattr(a, "shape")])
-        if out is None:
-            out = ctx.allocator.empty(shape, np.dtype(np.bool_))
-        else:
-            shapes = [np.shape(a) for a in args]
-            self._check_out(op, shape, np.dtype(np.bool_), out, shapes)
-        if out.size:
-            self.assign(out, self.constant(ctx, value, out.dtype))
-        return out
+    def scalar_operand(self, ctx: Any, v: np.generic) -> Any:
+        """A NumPy scalar operand as the kernels take it: a parameter (``Param``), or for a
+        complex value a cached 0-d constant."""
+        t = ir.type_of(v.dtype)
+        if not ew.param_ok(t):
+            return self.constant(ctx, v.item(), v.dtype)
+        pt = ew.param_type(t)
+        # the parameter's value: a 16-bit float as the float32 it is, a bool as 0 or 1
+        return Param(v.dtype, v.item() if pt is t else (float(v) if pt is ir.F32 else int(v)))
 
-    def dtypes_of(self, op: Op, ctx: Any, arrays: list[np.dtype],
-                  scalars: list[Any]) -> tuple[np.dtype, np.dtype]:  # fmt: skip
-        """(operand dtype, result dtype) of ``op`` on ``ctx``, or the error ``apply`` raises."""
-        rn, result = resolve(op, arrays, scalars)
+    def dtypes_of(self, op: Op, ctx: Any, dtypes: list[np.dtype]) -> tuple[np.dtype, np.dtype]:
+        """(operand dtype, result dtype) of ``op`` on typed operands of ``dtypes`` on ``ctx``
+        (NumPy's loop; a dtype or kernel this device lacks raises)."""
+        rn, result = resolve(op, dtypes, [])
         if kind_of(rn) == "c" and not op.complex:
             # a capability, not a rule: NumPy's loops above refuse complex for every such op
             raise NotImplementedError(f"ruda.{op.name}: no {self.kind} kernel for {rn} yet")
@@ -255,97 +240,37 @@ class GpuOps(CreationOps):
         ctx.check_dtype(result, op.name)
         return rn, result
 
-    @staticmethod
-    def _check_out(
-        op: Op, shape: tuple[int, ...], result: np.dtype, out: Any, shapes: Any = None
-    ) -> None:
-        check_out(op.name, shape, result, out, shapes)  # the rule, the same for every kind
-        out.ctx.check_dtype(out.dtype, op.name)
-
-    def _negative_int_power(self, op: Op, e: Any) -> None:
-        """NumPy's ValueError for an integer power with a negative exponent: a scalar is read on
-        the host; a device array is reduced on its device and one boolean read back (a host
-        wait, only for integer ``pow`` with a signed integer array exponent)."""
-        neg = negative_power(e)
-        if neg is None and isinstance(e, self.native) and kind_of(e.dtype) == "i" and e.size:
-            from ..._devices import Device  # the device's row: its own ``any`` reduction
-
-            mask = self.apply(OPS["less"], (e, 0))
-            neg = builtins.bool(Device(e.device)._ops["any"](mask).to_host())
-        if neg:
-            raise ValueError(f"ruda.{op.name}: {NEGATIVE_POWER}")
-
-    def call(self, op: Op, args: tuple[Any, ...], out: Any, kwargs: dict[str, Any]) -> Any:
-        """A ufunc-style call of ``op``: arity, ``out=`` (a 1-tuple too), the keywords."""
-        if len(args) != op.arity:
-            raise TypeError(f"{op.name} takes {op.arity} operand(s), got {len(args)}")
-        if isinstance(out, tuple):
-            if len(out) != 1:
-                raise ValueError(f"{op.name} has one output, got {len(out)} out arrays")
-            out = out[0]
-        if kwargs.get("where", True) is not True:  # the namespace's: r, then where(w, r, out)
-            raise TypeError(f"{op.name}: where= is handled by the namespace, not the backend")
-        kwargs.pop("where", None)
-        dtype = kwargs.pop("dtype", None)
-        kwargs.pop("casting", None) if kwargs.get("casting") == "same_kind" else None
-        if kwargs:
-            raise NotImplementedError(f"{op.name}: the keyword(s) {', '.join(sorted(kwargs))} "
-                                      f"are not implemented on {self.kind} yet")  # fmt: skip
-        if out is not None and not isinstance(out, self.native):
-            raise TypeError(f"{op.name}: out must be an array on the same {self.kind} device")
-        if dtype is not None:  # NumPy's loop selection: the operands converted to dtype
-            npdt = dt.to_numpy(dtype)
-            args = tuple(self.astype(a, npdt, copy=False) if isinstance(a, self.native) else a
-                         for a in args)  # fmt: skip
-        if op.operands:  # mixed operand types: NumPy's (float, int) loop, not promotion
-            return self._ldexp(self._ldexp_operands(args, out), out)
-        return self.apply(op, args, out)
-
-    def _ldexp_operands(self, args: tuple[Any, ...], out: Any) -> tuple[Any, Any]:
-        """ldexp's operands as NumPy's loop takes them: (float mantissas, int64 exponents)."""
-        ctx = next((a.ctx for a in (*args, out) if isinstance(a, self.native)), None)
+    def ldexp(self, m: Any, e: Any, out: Any = None) -> Any:
+        """ldexp's own loop: float mantissas and int32/int64 exponents as the namespace typed
+        them (NumPy's (float, int) loop, not promotion); the result has the mantissas' dtype."""
+        ctx = next((a.ctx for a in (m, e, out) if isinstance(a, self.native)), None)
         if ctx is None:
-            raise TypeError(f"ldexp: expected at least one {self.kind} array operand")
-        d0, d1 = (a.dtype if hasattr(a, "dtype") else np.asarray(a).dtype for a in args)
-        if kind_of(d1) not in "biu" or not np.can_cast(d1, np.int64):  # NumPy: no uint64 loop
-            raise TypeError(f"ldexp: the exponents must be integers that fit int64, got {d1}")
-        m = args[0]
-        # a Python mantissa is weak: NumPy's loop for it (ldexp(3, e) is float16's)
-        w0 = d0 if hasattr(m, "dtype") or type(m) is builtins.bool else type(m)
-        if w0 == dt.bfloat16._np:  # ml_dtypes' loop (NumPy 2.5 resolves it to float32's)
-            f = w0
-        else:
-            f = np.ldexp.resolve_dtypes((w0, d1, None))[0]
-        ctx.check_dtype(f, "ldexp")
-        # int32 exponents where they fit (no 64-bit integer kernels needed), else int64
-        small = d1.itemsize < 4 or d1 == np.int32 or not isinstance(args[1], self.native)
-        e_dt = np.dtype(np.int32 if small and _fits_i32(args[1]) else np.int64)
-        conv = []
-        for a, want in zip(args, (f, e_dt), strict=True):
-            if isinstance(a, self.native):
-                conv.append(self.astype(a, want, copy=False))
-            else:
-                conv.append(self.constant(ctx, a.item() if isinstance(a, np.generic) else a, want))
-        return tuple(conv)
-
-    def _ldexp(self, args: tuple[Any, Any], out: Any) -> Any:
-        m, e = args
+            raise TypeError(f"ruda.ldexp: expected at least one {self.kind} array operand")
+        ctx.check_dtype(m.dtype, "ldexp")
+        ins = [a if isinstance(a, self.native) else self.scalar_operand(ctx, a) for a in (m, e)]
         shape = broadcast_shape([m.shape, e.shape])
         if out is None:
-            out = m.ctx.allocator.empty(shape, m.dtype)
-        else:
-            self._check_out(OPS["ldexp"], shape, m.dtype, out, [m.shape, e.shape])
-        ins = [m if not m.shares_memory(out) else self.copy(m), e]
-        types = (ir.type_of(m.dtype), ir.type_of(e.dtype))
-        self.launch_map(m.ctx, _ElementwiseMaker("ldexp", types, ir.type_of(out.dtype)), ins, out)
+            out = ctx.allocator.empty(shape, m.dtype)
+        elif out.dtype != m.dtype:
+            raise ValueError("ruda.ldexp: out must have the mantissas' dtype (namespace's check)")
+        if ins[0].shares_memory(out):
+            ins[0] = self.copy(ins[0])
+        self.launch_map(ctx, _maker("ldexp", ins, out), ins, out)
         return out
 
     def make_elementwise(self, op: Op) -> Callable[..., Any]:
-        """The implementation of op-table entry ``op`` the dispatch table serves."""
-        call = self.call
+        """The implementation of op-table entry ``op`` the dispatch table serves: the strict
+        entry (``apply``; ldexp's own loop)."""
+        if op.operands:
+            ldexp = self.ldexp
 
-        def impl(*args: Any, out: Any = None, **kwargs: Any) -> Any:
-            return call(op, args, out, kwargs)
+            def impl(m: Any, e: Any, out: Any = None) -> Any:
+                return ldexp(m, e, out)
+        else:
+            apply = self.apply
+
+            def impl(*args: Any, out: Any = None) -> Any:
+                return apply(op, args, out)
 
         impl.__name__ = op.name
         return impl
@@ -362,23 +287,32 @@ class GpuOps(CreationOps):
 __all__ = ["PY_SCALARS", "GpuOps", "casts_operands", "loop_dtype", "mixed"]
 
 
-def _fits_i32(v: Any) -> bool:
-    """An array operand, or a scalar exponent within int32's range."""
-    return hasattr(v, "shape") and not isinstance(v, np.generic) or -(2**31) <= int(v) < 2**31
+def _as_scalar(v: np.generic, npdt: np.dtype) -> np.generic:
+    """A NumPy scalar converted as C converts it (``np.int16(-3)`` as uint8 is 253)."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        return v.astype(npdt)
+
+
+def _maker(name: str, ins: list[Any], out: Any) -> _ElementwiseMaker:
+    consts = tuple(k for k, x in enumerate(ins) if type(x) is Param)
+    return _ElementwiseMaker(name, tuple(ir.type_of(x.dtype) for x in ins),
+                             ir.type_of(out.dtype), consts)  # fmt: skip
 
 
 class _ElementwiseMaker:
     """``make(ndim, **variant)`` for an op-table kernel: launchers that can use the builder's
     variants (vector width, items per invocation) pass them; the others call ``make(ndim)``."""
 
-    __slots__ = ("name", "in_types", "out_type", "status")
+    __slots__ = ("name", "in_types", "out_type", "status", "consts")
     variants = True
 
-    def __init__(self, name: str, in_types: tuple, out_type: Any) -> None:
+    def __init__(self, name: str, in_types: tuple, out_type: Any, consts: tuple = ()) -> None:
         self.name, self.in_types, self.out_type = name, in_types, out_type
+        self.consts = consts  # operands passed as parameters (``elementwise.build``)
         # kernels that can raise a floating-point error write the device's status words
         self.status = FP_STATUS and _fps_applies(name, in_types, out_type)
 
     def __call__(self, ndim: int | None, **variant: Any) -> Any:
         return ew.build(self.name, self.in_types, self.out_type, ndim, status=self.status,
-                        **variant)  # fmt: skip
+                        consts=self.consts, **variant)  # fmt: skip

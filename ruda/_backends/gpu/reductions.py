@@ -32,6 +32,7 @@ from ..._kernels import reduce as kr
 from ..._kernels.tune import engine as tune
 from ..._ops import OPS
 from . import chunking, views
+from .operands import typed
 
 _NoValue: Any = np._NoValue
 LIMIT = (1 << 31) - 1  # elements a plan indexes with 32-bit math
@@ -237,7 +238,7 @@ class Reductions:
 
     def _scale(self, r: Any, count: float, sqrt: bool = False) -> Any:
         """``r / count`` (then its square root) in place."""
-        self.ops.apply(OPS["divide"], (r, float(count)), r)
+        self.ops.apply(OPS["divide"], (r, typed(float(count), r)), r)
         if sqrt:
             self.ops.apply(OPS["sqrt"], (r,), r)
         return r

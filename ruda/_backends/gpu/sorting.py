@@ -30,6 +30,7 @@ from ..._kernels.tune import engine as tune
 from ..._ops import OPS
 from .indexing import LIMIT
 from .layout import axis_from_last, rows_last
+from .operands import typed
 
 
 class Sorting:
@@ -137,7 +138,7 @@ class Sorting:
         src = ops.copy(xt[..., ::-1]) if descending else xt
         self.run(name, src, rows, n, "argsort", False, idx)
         if descending:
-            idx = ops.apply(OPS["subtract"], (n - 1, idx[..., ::-1]))
+            idx = ops.apply(OPS["subtract"], (typed(n - 1, idx), idx[..., ::-1]))
         if name == "argsort":
             return idx
         return Device(xt.device)._ops["take_along_axis"](xt, idx, axis=-1)

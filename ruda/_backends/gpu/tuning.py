@@ -144,7 +144,7 @@ class Tuner:
         """The contiguous kernel of op-table maker ``make`` for ``n`` elements in ``layout``
         (``contiguous``: operands at 16-byte boundaries, so vectors may apply; or
         ``contiguous-misaligned``): memoised per launch key."""
-        hk = (make.name, make.in_types, make.out_type, n, layout, ctx)
+        hk = (make.name, make.in_types, make.out_type, getattr(make, "consts", ()), n, layout, ctx)
         k = self._kernels.get(hk)
         if k is None:
             dtypes = (*(t.name for t in make.in_types), make.out_type.name)

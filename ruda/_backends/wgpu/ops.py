@@ -20,11 +20,13 @@ from typing import Any
 
 import numpy as np
 
+from ..._kernels import elementwise as ew
 from ..._kernels import ir
 from ..._kernels.tune import engine as tune
 from ..gpu import chunking, kernels
 from ..gpu.creation import arange_chunks, fill_words
 from ..gpu.layout import bstrides, collapse
+from ..gpu.operands import Param
 from ..gpu.ops import GpuOps, _ElementwiseMaker, casts_operands
 from ..gpu.random import library as random_library
 from ..gpu.strided import c_strides
@@ -71,45 +73,59 @@ class WgpuOps(GpuOps):
         return done if done is not None else super().apply(op, args, out)
 
     def make_elementwise(self, op: Any) -> Callable[..., Any]:
-        """``GpuOps.make_elementwise``, trying the memoised dense launch first for a plain call
-        (no keywords, ``out`` an array or None): what ``call`` then ``apply`` would do, without
-        their checks."""
+        """``GpuOps.make_elementwise``, trying the memoised dense launch first (``out`` an array
+        or None): what ``apply`` would do, without its checks."""
         generic = super().make_elementwise(op)
-        if op.name in ("ldexp", "round"):  # call reroutes these before apply
+        if op.operands:  # ldexp's own loop
             return generic
         dense, arity = self._apply_dense, op.arity
 
-        def impl(*args: Any, out: Any = None, **kwargs: Any) -> Any:
-            if not kwargs and len(args) == arity and (out is None or type(out) is WgpuArray):
+        def impl(*args: Any, out: Any = None) -> Any:
+            if len(args) == arity and (out is None or type(out) is WgpuArray):
                 r = dense(op, args, out)
                 if r is not None:
                     return r
-            return generic(*args, out=out, **kwargs)
+            return generic(*args, out=out)
 
         impl.__name__ = op.name
         return impl
 
     def _apply_dense(self, op: Any, args: tuple[Any, ...], out: Any = None) -> Any:
+        """The memoised launch for array operands of one dense shape, and at most one NumPy
+        scalar of the arrays' dtype (a parameter: packed per call), or None."""
+        pos = -1
         first = args[0] if args else None
         if type(first) is not WgpuArray:
-            return None
+            if (
+                len(args) != 2
+                or type(args[1]) is not WgpuArray
+                or not isinstance(first, np.generic)
+            ):
+                return None
+            pos, first = 0, args[1]
         ctx = first.ctx
         # the key holds each operand's shape, dtype and strides: no contiguity test per call
         key: list[Any] = [op.name, ctx, ctx.features]
-        for a in args:
-            if type(a) is not WgpuArray or a.ctx is not ctx:
+        arrays = []
+        for k, a in enumerate(args):
+            if type(a) is WgpuArray and a.ctx is ctx:
+                key += (a.shape, a.dtype, a._strides)
+                arrays.append(a)
+            elif k == pos or (pos < 0 and isinstance(a, np.generic)):
+                pos = k
+                key += (None, a.dtype, k)  # the scalar's dtype and side
+            else:
                 return None
-            key += (a.shape, a.dtype, a._strides)
         hkey = tuple(key)
         plan = self._dense.get(hkey, False)
         if plan is False:
             if len(self._dense) > 4096:
                 self._dense.clear()
-            plan = self._dense[hkey] = _Dense.make(self, op, args)
+            plan = self._dense[hkey] = _Dense.make(self, op, args, pos)
         if plan is None:
             return None
         uids: list[Any] = [plan]
-        for a in args:
+        for a in arrays:
             if a.offset or a.block.size % 16:  # the general path picks the kernel for these
                 return None
             uids.append(a.block.buffer.uid)
@@ -124,7 +140,7 @@ class WgpuOps(GpuOps):
                 return None
             # an operand in out's buffer is out itself (offset 0, one dense shape): WebGPU
             # forbids it read-only beside out's read-write binding, so the kernel declares it so
-            alias = tuple(k for k, a in enumerate(args) if a.block is block)
+            alias = tuple(k for k, a in enumerate(arrays) if a.block is block)
             if alias:
                 program = plan.aliased(ctx, alias)
                 uids[0] = (plan, alias)
@@ -135,25 +151,31 @@ class WgpuOps(GpuOps):
         # each binding is the plan's span (whole 16-byte granules within a block of whole ones)
         group = launcher.groups.get(tuple(uids))
         if group is None:
-            buffers = [a.block.buffer for a in args] + [block.buffer]
+            buffers = [a.block.buffer for a in arrays] + [block.buffer]
             binds = [(b, 0, span) for b, span in zip(buffers, plan.spans, strict=True)]
             group = launcher.bind_group(program, binds, tuple(uids))
         if plan.vector > 1:
             self.vector_launches += 1
-        launcher.launch(program, group, plan.data, plan.grid)
+        data = plan.data if pos < 0 else plan.pack(args[pos])
+        launcher.launch(program, group, data, plan.grid)
         return out
 
     def launch_map(
         self, ctx: Any, make: Callable[[int | None], ir.Kernel], ins: list[Any], out: Any
     ) -> None:
-        """Run an elementwise kernel (``make(ndim)``) from ``ins`` (broadcast) into ``out``."""
+        """Run an elementwise kernel (``make(ndim)``) from ``ins`` (broadcast; a ``Param`` is a
+        scalar parameter ``val{k}``) into ``out``."""
         shape, n = out.shape, out.size
         if n == 0:
             return
         launcher, align, max_bind = ctx.launcher, ctx.storage_align, chunking.limit_of(ctx)
-        alias = tuple(k for k, x in enumerate(ins) if x.shares_memory(out))
-        dense = out.is_contiguous and all(x.shape == shape and x.is_contiguous for x in ins)
-        ops = [*ins, out]
+        vals = {f"val{k}": x.value for k, x in enumerate(ins) if type(x) is Param}
+        tags = [k for k, x in enumerate(ins) if type(x) is not Param]
+        arrays = [ins[k] for k in tags]
+        # bindings numbered among the arrays (the parameters have none)
+        alias = tuple(b for b, x in enumerate(arrays) if x.shares_memory(out))
+        dense = out.is_contiguous and all(x.shape == shape and x.is_contiguous for x in arrays)
+        ops = [*arrays, out]
         if dense and all(x.offset % align == 0 for x in ops):
             if getattr(make, "variants", False):  # an op-table kernel: the tuner's variant
                 kernel = self.tuner.kernel(ctx, make, n, "contiguous", default_variant)
@@ -179,38 +201,42 @@ class WgpuOps(GpuOps):
             for start in range(0, n, chunk):
                 m = min(chunk, n - start)
                 binds = [_binding(x, start, m, vw) for x in ops]
-                launcher.launch(prog, binds, {"n": m}, launcher.grid(prog, m))
+                launcher.launch(prog, binds, {"n": m, **vals}, launcher.grid(prog, m))
             return
         if alias:
             make = _aliased(make, alias)
         # the strided kernel of the collapsed rank; inputs as views broadcast to the output
-        views = [*(x.view_of(x.offset, shape, bstrides(x, shape)) for x in ins), out]
+        views = [*(x.view_of(x.offset, shape, bstrides(x, shape)) for x in arrays), out]
         if all(x.block.size <= max_bind for x in views):
-            self._launch_strided(ctx, make, views, False)
+            self._launch_strided(ctx, make, views, False, tags, vals)
             return
         # a buffer larger than one binding: bind windows, pieces whose windows fit
         for piece in chunking.pieces(views, max_bind, align):
-            self._launch_strided(ctx, make, piece, True)
+            self._launch_strided(ctx, make, piece, True, tags, vals)
 
-    def _launch_strided(
-        self, ctx: Any, make: Callable[[int | None], ir.Kernel], views: list[Any], windowed: bool
-    ) -> None:
+    def _launch_strided(self, ctx: Any, make: Callable[[int | None], ir.Kernel],
+                        views: list[Any], windowed: bool, tags: list[int] | None = None,
+                        vals: dict[str, Any] | None = None) -> None:  # fmt: skip
         """One launch of the strided kernel over ``views`` (inputs, then the output; one shape):
-        whole buffers bound, or (``windowed``) each view's aligned window with offsets into it."""
+        whole buffers bound, or (``windowed``) each view's aligned window with offsets into it.
+        ``tags``: each input view's operand position (default: in order); ``vals``: the scalar
+        operands' parameters."""
         out = views[-1]
         n = out.size
         if n == 0:
             return
         cshape, cstr = collapse(out.shape, [x._strides for x in views])
         prog = ctx.compiler.program(make(len(cshape)))
-        params: dict[str, Any] = {"n": n}
+        params: dict[str, Any] = {"n": n, **(vals or {})}
         for d, s in enumerate(cshape):
             params[f"s{d}"] = s
         binds = []
         last = len(views) - 1
+        pos = tags if tags is not None else list(range(last))
         for k, (x, st) in enumerate(zip(views, cstr, strict=True)):
+            tag = "o" if k == last else pos[k]
             for d, s in enumerate(st):
-                params[f"sto_{d}" if k == last else f"st{k}_{d}"] = s
+                params[f"sto_{d}" if k == last else f"st{tag}_{d}"] = s
             if windowed:
                 lo, hi = chunking.window(x, ctx.storage_align)
                 size = min((hi - lo + 3) & ~3, x.block.size - lo)
@@ -219,7 +245,7 @@ class WgpuOps(GpuOps):
             else:
                 binds.append((x.block.buffer, 0, min(x.block.size, ctx.max_binding)))
                 off = x.elem_offset
-            params["offo" if k == last else f"off{k}"] = off
+            params["offo" if k == last else f"off{tag}"] = off
         ctx.launcher.launch(prog, binds, params, ctx.launcher.grid(prog, n))
 
     def copy_span(self, src: WgpuArray, src_off: int, dst: WgpuArray, dst_off: int,
@@ -326,6 +352,14 @@ class _Dense:
     grid: tuple[int, int]
     kernel: ir.Kernel
     programs: dict[tuple[int, ...], Any] = dataclasses.field(default_factory=dict)
+    # a scalar operand's parameter: (n, its value) -> the uniform block (None: no scalar)
+    packer: Any = None
+    n: int = 0
+    as_param: Any = None  # the scalar's value as the parameter holds it
+
+    def pack(self, v: np.generic) -> bytes:
+        """The uniform block for this launch's scalar operand ``v``."""
+        return self.packer(self.n, self.as_param(v))
 
     def aliased(self, ctx: Any, alias: tuple[int, ...]) -> Any:
         """The program whose operands ``alias`` are the output's buffer (read_write)."""
@@ -335,32 +369,43 @@ class _Dense:
         return prog
 
     @staticmethod
-    def make(ops: WgpuOps, op: Any, args: tuple[WgpuArray, ...]) -> _Dense | None:
+    def make(ops: WgpuOps, op: Any, args: tuple[Any, ...], pos: int = -1) -> _Dense | None:
         """The launch ``GpuOps.apply`` would make, or None where it does more (casts, errors,
-        chunks past one binding): those keep the general path."""
-        ctx, n, shape = args[0].ctx, args[0].size, args[0].shape
-        if any(a.shape != shape or not a.is_contiguous for a in args):
+        chunks past one binding, a scalar of another dtype than the arrays' or a complex one):
+        those keep the general path."""
+        arrays = [a for k, a in enumerate(args) if k != pos]
+        ctx, n, shape = arrays[0].ctx, arrays[0].size, arrays[0].shape
+        if any(a.shape != shape or not a.is_contiguous for a in arrays):
             return None
         dts = [a.dtype for a in args]
+        if pos >= 0 and (dts[pos] != arrays[0].dtype or not ew.param_ok(ir.type_of(dts[pos]))):
+            return None
         try:
-            rn, result = ops.dtypes_of(op, ctx, dts, [])
-        except (TypeError, ValueError):
+            rn, result = ops.dtypes_of(op, ctx, dts)
+        except (TypeError, ValueError, NotImplementedError):
             return None  # the general path raises the error
         if n == 0 or (casts_operands(op) and any(d != rn for d in dts)):
             return None
-        if op.int_negative and np.dtype(rn).kind in "iu":  # apply checks its exponents
-            return None
-        itemsizes = [d.itemsize for d in dts] + [np.dtype(result).itemsize]
+        itemsizes = [a.dtype.itemsize for a in arrays] + [np.dtype(result).itemsize]
         if n * max(itemsizes) > chunking.limit_of(ctx):
             return None
-        make = _ElementwiseMaker(op.name, tuple(ir.type_of(d) for d in dts), ir.type_of(result))
+        types = tuple(ir.type_of(d) for d in dts)
+        consts = () if pos < 0 else (pos,)
+        make = _ElementwiseMaker(op.name, types, ir.type_of(result), consts)
         kernel = ops.tuner.kernel(ctx, make, n, "contiguous", default_variant)
         prog = ctx.compiler.program(kernel)
         grid = ctx.launcher.grid(prog, n)
         result = np.dtype(result)
         spans = tuple(_span(n * isz, kernel.vector_width) for isz in itemsizes)
+        extra: dict[str, Any] = {}
+        if pos >= 0:
+            pt = ew.param_type(types[pos])
+            conv = float if pt is ir.F32 and types[pos].is_half else int if pt is ir.U32 else None
+            extra = dict(packer=prog.params.pack, n=n,
+                         as_param=conv if conv is not None else np.generic.item)  # fmt: skip
+        data = prog.pack({"n": n}) if pos < 0 else b""
         return _Dense(result, c_strides(shape), n * result.itemsize, prog, kernel.vector_width,
-                      spans, prog.pack({"n": n}), grid, kernel)  # fmt: skip
+                      spans, data, grid, kernel, **extra)  # fmt: skip
 
 
 def _chunk(ctx: Any, n: int, isz: int) -> int:
