@@ -4,6 +4,7 @@ checks, broadcasting, dtype and device."""
 
 from __future__ import annotations
 
+import inspect
 import math
 import re
 
@@ -494,15 +495,283 @@ def test_multivariate_normal_checks(device):
         g.multivariate_normal([0.0], [[1.0]], check_valid="no")
 
 
+# -- hypergeometric, multivariate_hypergeometric, vonmises ----------------------------------------
+HYPERGEOMETRIC = [
+    (15, 15, 10),  # HRUA
+    (5, 30, 4),  # draws without replacement
+    (30, 5, 33),  # draws, of the complement of the sample
+    (700, 500, 900),  # HRUA, more good than bad and of the complement
+    (100, 2, 10),  # HRUA over a support of 3
+    (10**6, 10**7, 5000),  # HRUA, large
+]
+
+
+@pytest.mark.parametrize("ngood,nbad,nsample", HYPERGEOMETRIC)
+def test_hypergeometric_matches_exact_law(device, ngood, nbad, nsample):
+    x = ruda.random.default_rng(41).hypergeometric(ngood, nbad, nsample, N, device=device)
+    assert x.shape == (N,) and x.dtype == ruda.int64 and x.device == device
+    h = to_numpy(x)
+    law = stats.hypergeom(ngood + nbad, ngood, nsample)
+    assert h.min() >= max(0, nsample - nbad) and h.max() <= min(nsample, ngood)
+    _check_moments(h.astype(numpy.float64), law)
+    assert _chisquare_pvalue(h, law) > P_MIN
+
+
+def test_hypergeometric_checks_can_fail():
+    h = to_numpy(ruda.random.default_rng(41).hypergeometric(15, 15, 10, N))
+    assert _chisquare_pvalue(h, stats.hypergeom(30, 16, 10)) < P_MIN
+    h = to_numpy(ruda.random.default_rng(41).hypergeometric(5, 30, 4, N))
+    assert _chisquare_pvalue(h, stats.hypergeom(35, 6, 4)) < P_MIN
+
+
+def test_hypergeometric_arrays_and_edges(device):
+    g = ruda.random.default_rng(42)
+    good = ruda.asarray([0, 5, 7, 7, 40, 3], device=device)
+    bad = ruda.asarray([5, 0, 8, 8, 40, 300], device=device)
+    samp = ruda.asarray([3, 3, 15, 0, 40, 200], device=device)
+    x = to_numpy(g.hypergeometric(good, bad, samp, size=(4000, 6)))
+    assert x.shape == (4000, 6) and x.dtype == numpy.int64
+    assert (x[:, :4] == [0, 3, 7, 0]).all()
+    assert abs(x[:, 4].mean() - 20) < 5 * math.sqrt(stats.hypergeom(80, 40, 40).var() / 4000)
+    assert abs(x[:, 5].mean() - 2) < 5 * math.sqrt(stats.hypergeom(303, 3, 200).var() / 4000)
+    y = to_numpy(g.hypergeometric([[10], [1000]], 1000, [5, 500], device=device))
+    assert y.shape == (2, 2) and (y >= 0).all() and (y[0] <= 10).all()
+    z = to_numpy(g.hypergeometric(5.9, 4.2, 9.5, size=2000, device=device))  # NumPy truncates
+    assert z.min() >= 5 and z.max() <= 5 and z.dtype == numpy.int64
+    assert isinstance(g.hypergeometric(5, 5, 3), numpy.int64)
+    assert g.hypergeometric(5, 5, 3, size=(2, 3), device=device).shape == (2, 3)
+    with pytest.raises(ValueError, match="^ruda.random.Generator.hypergeometric"):
+        g.hypergeometric([5, 6], 5, 3, size=(3,), device=device)
+
+
+HYPERGEOMETRIC_BAD = [
+    ((-1, 5, 3), ValueError, "ngood < 0"),
+    ((5, -1, 3), ValueError, "nbad < 0"),
+    ((5, 5, -1), ValueError, "nsample < 0"),
+    ((5, 5, 11), ValueError, "ngood + nbad < nsample"),
+    ((-10, 5, 3), ValueError, "ngood + nbad < nsample"),
+    ((10**9, 1, 3), ValueError, "both ngood and nbad must be less than 1000000000"),
+    ((1, 10**9, 3), ValueError, "both ngood and nbad must be less than 1000000000"),
+    ((float("nan"), 5, 3), ValueError, "cannot convert float NaN to integer"),
+    ((float("inf"), 5, 3), OverflowError, "cannot convert float infinity to integer"),
+]
+
+
+@pytest.mark.parametrize("args,err,msg", HYPERGEOMETRIC_BAD, ids=[b[2] for b in HYPERGEOMETRIC_BAD])
+def test_hypergeometric_bad_parameters(device, args, err, msg):
+    with pytest.raises(err, match=re.escape(msg)):
+        numpy.random.default_rng(0).hypergeometric(*args)
+    g = ruda.random.default_rng(0)
+    pattern = "^" + re.escape(f"ruda.random.Generator.hypergeometric: {msg}")
+    with pytest.raises(err, match=pattern):
+        g.hypergeometric(*args, device=device)
+    arr = [ruda.asarray([5.0 if i < 2 else 3.0, a], device=device) for i, a in enumerate(args)]
+    with pytest.raises(err, match=pattern):
+        g.hypergeometric(*arr)
+
+
+def test_multivariate_hypergeometric(device):
+    colors = [20, 0, 30, 50, 100]
+    g = ruda.random.default_rng(43)
+    for nsample in (60, 170):  # the sample, and the complement of the sample
+        x = g.multivariate_hypergeometric(colors, nsample, N // 2, device=device)
+        assert x.shape == (N // 2, 5) and x.dtype == ruda.int64 and x.device == device
+        h = to_numpy(x)
+        assert (h.sum(axis=1) == nsample).all() and (h[:, 1] == 0).all()
+        for j in (0, 2, 4):  # each count is hypergeometric
+            law = stats.hypergeom(200, colors[j], nsample)
+            assert _chisquare_pvalue(h[:, j], law) > P_MIN
+        c = numpy.cov(h[:, 0], h[:, 3])[0, 1]  # -n p_i p_j (M - n) / (M - 1)
+        f = nsample * (200 - nsample) / 199
+        exact, v0, v3 = -f * 0.1 * 0.25, f * 0.1 * 0.9, f * 0.25 * 0.75
+        assert abs(c - exact) < 5 * math.sqrt(2 * v0 * v3 / (N // 2))
+    for method in ("marginals", "count"):  # "count" below 10**9 items draws as "marginals"
+        mvhg = g.multivariate_hypergeometric
+        assert mvhg(colors, 6, method=method, device=device).shape == (5,)
+        x = to_numpy(mvhg(colors, 6, (2, 3), method, device=device))
+        assert x.shape == (2, 3, 5) and (x.sum(axis=-1) == 6).all()
+        assert (to_numpy(mvhg(colors, 200, 3, method, device=device)) == colors).all()
+        assert to_numpy(mvhg([], 0, 4, method, device=device)).shape == (4, 0)
+        assert to_numpy(mvhg([3, 4], 0, 2, method, device=device)).tolist() == [[0, 0]] * 2
+
+
+def test_multivariate_hypergeometric_count_large(device):
+    """Method "count" past 10**9 items: one exact draw per round."""
+    g = ruda.random.default_rng(44)
+    colors = [10**9, 2 * 10**9, 7]
+    for nsample, flip in ((4, False), (3 * 10**9 + 4, True)):
+        x = g.multivariate_hypergeometric(colors, nsample, 3000, method="count", device=device)
+        h = to_numpy(x)
+        assert h.shape == (3000, 3) and (h.sum(axis=1) == nsample).all()
+        left = numpy.array(colors) - h if flip else h
+        assert _chisquare_pvalue(left[:, 0], stats.binom(left.sum(axis=1)[0], 1 / 3)) > P_MIN
+        assert left[:, 2].sum() < 5
+
+
+MVHG_BAD = [
+    (([3, 4], 2), {"method": "x"}, 'method must be "count" or "marginals".'),
+    (([3, 4], 2.0), {}, "nsample must be an integer"),
+    (([3, 4], -1), {}, "nsample must be nonnegative."),
+    (([3, 4], 8), {}, "nsample > sum(colors)"),
+    (([3.0, 4], 2), {}, "colors must be a one-dimensional sequence of nonnegative integers"),
+    (([[3, 4]], 2), {}, "colors must be a one-dimensional sequence of nonnegative integers"),
+    (([3, -4], 2), {}, "colors must be a one-dimensional sequence of nonnegative integers"),
+    (([10**9, 0], 2), {}, 'When method is "marginals", sum(colors) must be less than 1000000000.'),
+    (([2**62, 2**62], 2), {"method": "count"}, "sum(colors) must not exceed the maximum value"),
+    (([2**61, 2**61], 2), {"method": "count"}, "When method is 'count', sum(colors) must not exc"),
+]
+
+
+@pytest.mark.parametrize("args,kw,msg", MVHG_BAD, ids=[b[2][:30] for b in MVHG_BAD])
+def test_multivariate_hypergeometric_bad_parameters(device, args, kw, msg):
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        numpy.random.default_rng(0).multivariate_hypergeometric(*args, **kw)
+    pattern = "^" + re.escape(f"ruda.random.Generator.multivariate_hypergeometric: {msg}")
+    with pytest.raises(ValueError, match=pattern):
+        ruda.random.default_rng(0).multivariate_hypergeometric(*args, **kw, device=device)
+
+
+VONMISES = [(0.0, 0.0), (0.0, 1e-6), (1.0, 0.5), (-3.0, 4.0), (2.5, 60.0), (3.0, 1e7)]
+
+
+def _wrapped(x: numpy.ndarray, mu: float) -> numpy.ndarray:
+    return numpy.mod(x - mu + math.pi, 2 * math.pi) - math.pi
+
+
+@pytest.mark.parametrize("mu,kappa", VONMISES)
+def test_vonmises_matches_exact_law(device, mu, kappa):
+    x = ruda.random.default_rng(45).vonmises(mu, kappa, N, device=device)
+    assert x.shape == (N,) and x.dtype == ruda.float64 and x.device == device
+    h = to_numpy(x)
+    assert (numpy.abs(h) <= math.pi).all()
+    law = stats.vonmises(kappa) if kappa > 1e-8 else stats.uniform(-math.pi, 2 * math.pi)
+    _check_ks(_wrapped(h, mu), law)  # the law of X - mu on the circle
+    # the circular mean: E cos(X - mu) = I1(kappa) / I0(kappa)
+    from scipy.special import i0e, i1e
+
+    rbar = i1e(kappa) / i0e(kappa)
+    c = numpy.cos(h - mu)
+    assert abs(c.mean() - rbar) < 5 * max(c.std(), 1e-7) / math.sqrt(N)
+
+
+def test_vonmises_edges(device):
+    g = ruda.random.default_rng(46)
+    with pytest.raises(AssertionError):  # the check can fail
+        _check_ks(
+            _wrapped(to_numpy(g.vonmises(0.0, 4.0, N, device=device)), 0.0), stats.vonmises(4.8)
+        )
+    kappa = ruda.asarray([0.0, 2.0, 1e8, float("nan"), 5.0], device=device)
+    mu = ruda.asarray([1.0, 3.1, 3.14159, 0.0, float("nan")], device=device)
+    x = to_numpy(g.vonmises(mu, kappa, size=(3000, 5)))
+    assert x.shape == (3000, 5) and numpy.isnan(x[:, 3:]).all()
+    assert (numpy.abs(x[:, :3]) <= math.pi).all()
+    assert stats.kstest(_wrapped(x[:, 1], 3.1), stats.vonmises(2.0).cdf).pvalue > P_MIN
+    assert numpy.abs(_wrapped(x[:, 2], 3.14159)).max() < 1e-3  # wrapped normal, sd 1e-4
+    assert (x[:, 2] > 0).any() and (x[:, 2] < 0).any()  # both sides of -pi = pi
+    assert isinstance(g.vonmises(0.5, 1.0), numpy.float64)
+    y = g.vonmises(0.5, 1.0, (2, 3), dtype="float32", device=device)
+    assert y.shape == (2, 3) and y.dtype == ruda.float32
+    assert numpy.isnan(g.vonmises(0.0, float("nan")))
+    for bad in (-1.0, [1.0, -1.0]):
+        with pytest.raises(ValueError, match="kappa < 0"):
+            numpy.random.default_rng(0).vonmises(0.0, bad)
+        with pytest.raises(
+            ValueError, match=re.escape("ruda.random.Generator.vonmises: kappa < 0")
+        ):
+            g.vonmises(0.0, ruda.asarray(bad, device=device))
+
+
+def test_multinomial_batches(device):
+    """n-d pvals: a batch of distributions along the last axis, broadcast with n (NumPy)."""
+    g = ruda.random.default_rng(47)
+    pv = [[0.2, 0.3, 0.5], [0.7, 0.1, 0.2]]
+    x = g.multinomial([[20], [300]], pv, device=device)
+    assert x.shape == (2, 2, 3) and x.dtype == ruda.int64 and x.device == device
+    assert (to_numpy(x).sum(axis=-1) == [[20, 20], [300, 300]]).all()
+    y = to_numpy(g.multinomial(50, ruda.asarray(pv, device=device), size=(N // 2, 2)))
+    assert y.shape == (N // 2, 2, 3) and (y.sum(axis=-1) == 50).all()
+    for row in range(2):
+        for j in range(3):
+            assert _chisquare_pvalue(y[:, row, j], stats.binom(50, pv[row][j])) > P_MIN
+    with pytest.raises(AssertionError):
+        assert _chisquare_pvalue(y[:, 1, 0], stats.binom(50, 0.72)) > P_MIN
+    numpy_g = numpy.random.default_rng(0)
+    for args, kw in [
+        ((3, pv), {"size": (2,)}),
+        ((3, pv), {"size": (4, 2)}),
+        ((3, pv), {"size": (1, 2)}),
+        ((3.9, [0.5, 0.5]), {}),
+    ]:
+        assert (
+            g.multinomial(*args, **kw, device=device).shape
+            == numpy_g.multinomial(*args, **kw).shape
+        )
+    assert (to_numpy(g.multinomial(3.9, [0.0, 1.0], device=device)) == [0, 3]).all()
+    for args, kw, msg in [
+        (
+            (3, [[0.2, 0.9, 0.1], [0.9, 0.9, 0.1]]),
+            {},
+            "sum(pvals[...,:-1]) > 1.0",
+        ),
+        (
+            (3, pv),
+            {"size": (2, 1)},
+            "Output size (2, 1) is not compatible with broadcast dimensions",
+        ),
+        ((3, pv), {"size": (3,)}, "shape mismatch"),
+        (([3, 4, 5], pv), {}, "shape mismatch"),
+        (([3, -4], pv), {}, "n < 0"),
+        ((3, [[0.5, 0.5], [-0.1, 1.1]]), {}, "pvals < 0, pvals > 1 or pvals contains NaNs"),
+        ((3, [[]]), {}, "pvals must have at least 1 dimension"),
+        (
+            (3, numpy.array([0.6, 0.40001, 0.0], numpy.float32)),
+            {},
+            "sum(pvals[:-1].astype(np.float64)) > 1.0.",
+        ),
+    ]:
+        with pytest.raises(ValueError, match=re.escape(msg)):
+            numpy_g.multinomial(*args, **kw)
+        with pytest.raises(
+            ValueError,
+            match="^" + re.escape("ruda.random.Generator.multinomial: ") + ".*" + re.escape(msg),
+        ):
+            g.multinomial(*args, **kw, device=device)
+
+
 # NumPy Generator methods ruda's Generator still lacks, each with its reason (kept exact below).
-GENERATOR_MISSING = {
-    "hypergeometric": "not yet: NumPy's HRUA as vectorised rounds is still to write",
-    "multivariate_hypergeometric": "not yet: needs hypergeometric",
-    "vonmises": "not yet: its angle needs arccos/arctan, which the wgpu backend lacks",
-}
+GENERATOR_MISSING: dict[str, str] = {}
 
 
 def test_generator_surface_is_listed():
     wanted = {n for n in dir(numpy.random.Generator) if not n.startswith("_")}
     lacking = {n for n in wanted if not hasattr(ruda.random.Generator, n)}
     assert lacking == set(GENERATOR_MISSING)
+    for name in sorted(wanted - lacking):  # and each method takes NumPy's parameters
+        first = (getattr(numpy.random.Generator, name).__doc__ or "").strip().split("\n")[0]
+        m = re.fullmatch(r"\w+\((.*)\)", first.strip())
+        if m is None:
+            continue
+        theirs = {p.split("=")[0].strip() for p in m.group(1).split(",")} - {"", "*", "/"}
+        ours = set(inspect.signature(getattr(ruda.random.Generator, name)).parameters)
+        assert theirs <= ours, (name, theirs - ours)
+
+
+def test_standard_exponential_out_and_method(device):
+    g = ruda.random.default_rng(48)
+    out = ruda.zeros(N, device=device)
+    assert g.standard_exponential(out=out, method="inv") is out
+    _check_ks(to_numpy(out), stats.expon())
+    x = g.standard_exponential(N, method="zig", device=device)
+    _check_ks(to_numpy(x), stats.expon())
+    for name in ("random", "standard_normal", "standard_exponential"):
+        f = getattr(g, name)
+        with pytest.raises(ValueError, match="size must match out.shape when used together"):
+            f(size=4, out=ruda.zeros(3, device=device))
+        with pytest.raises(TypeError, match="Supplied output array has the wrong type"):
+            f(out=ruda.zeros(3, dtype="float32", device=device))
+        for module, zeros in ((numpy, numpy.zeros), (ruda, ruda.zeros)):  # NumPy says the same
+            gen = numpy.random.default_rng(0) if module is numpy else g
+            with pytest.raises(ValueError, match="size must match out.shape"):
+                getattr(gen, name)(size=4, out=zeros(3))
+        r = f(size=3, dtype="float32", out=ruda.zeros(3, dtype="float32", device=device))
+        assert r.dtype == ruda.float32 and r.device == device

@@ -5,9 +5,11 @@ Every distribution here is written over the device's own array ops on the genera
 signatures and parameter checks. Closed forms (inverse CDFs and NumPy's transformations) use a
 fixed number of words per value. The gamma family (gamma, chisquare, beta, standard_t, f,
 dirichlet) uses Marsaglia-Tsang rejection as vectorised rounds: draw for every pending value,
-keep the accepted ones, redraw only the rejected, until none is left. Its stream is
-reproducible on one device; across devices an accept decision may differ where log/pow round
-differently in the last ulp, after which the streams part.
+keep the accepted ones, redraw only the rejected, until none is left; the integer laws
+(poisson, binomial, hypergeometric, logseries, zipf) and vonmises (Best-Fisher) run NumPy's
+algorithms the same way. Their streams are reproducible on one device; across devices an
+accept decision may differ where log/pow round differently in the last ulp, after which the
+streams part.
 """
 
 from __future__ import annotations
@@ -29,8 +31,25 @@ def _host(native: Any, dev: Device) -> np.ndarray:
     return np.asarray(dev.backend.allocator.to_host(native))
 
 
+_PY = (bool, int, float)
+
+
+def _typed(v: Any, natives: list[Any]) -> Any:
+    """A Python scalar beside native arrays as a NumPy scalar, NumPy's weak-scalar rule: the
+    dtype of the first native of its kind (a float: floating; an int: integer or floating), else
+    float64 / int64 / bool (a GPU backend's ops take natives and NumPy scalars only)."""
+    if isinstance(v, bool):
+        return np.bool_(v)
+    kinds = "f" if isinstance(v, float) else "iuf"
+    for a in natives:
+        if a.dtype.kind in kinds:
+            return a.dtype.type(v)
+    return np.float64(v) if isinstance(v, float) else np.int64(v)
+
+
 class _Ops:
-    """A device's ops that also take host scalars only (then NumPy computes the scalar)."""
+    """A device's ops that also take host scalars only (then NumPy computes the scalar); Python
+    scalars beside native arrays are typed as NumPy's weak scalars (``_typed``)."""
 
     def __init__(self, dev: Device) -> None:
         self._o = dev._ops
@@ -39,15 +58,22 @@ class _Ops:
         f, g = self._o[name], getattr(np, name)
 
         def call(*args: Any, **kw: Any) -> Any:
-            if all(isinstance(a, (np.generic, int, float, bool)) for a in args):
+            if all(isinstance(a, (np.generic, *_PY)) for a in args):
                 with np.errstate(all="ignore"):
                     r = g(*args, **kw)
                 return r[()] if isinstance(r, np.ndarray) and r.ndim == 0 else r
+            if any(type(a) in _PY for a in args):
+                natives = [a for a in args if not isinstance(a, (np.generic, *_PY))]
+                args = tuple(_typed(a, natives) if type(a) in _PY else a for a in args)
             return f(*args, **kw)
 
         return call
 
 
+_HYPERGEOM_MAX = 10**9
+_I64_MAX = int(np.iinfo(np.int64).max)
+_HRUA_D1, _HRUA_D2 = 1.7155277699214135, 0.8989161620588988  # 2 sqrt(2/e), 3 - 2 sqrt(3/e)
+_LOGFACT = np.array([math.lgamma(k + 1.0) for k in range(126)])  # log(k!), NumPy's table
 _POISSON_LAM_MAX = np.float64(np.iinfo(np.int64).max - np.sqrt(np.iinfo(np.int64).max) * 10)
 _LOGGAM = (
     8.333333333333333e-02,
@@ -873,17 +899,30 @@ class _Distributions:
 
     def _int_rounds(self, n: int, dev: Device, params: dict[str, Any], step: Any) -> Any:
         """``n`` float64 values by rejection rounds: ``step(m, params at the pending values)``
-        gives (values, accepted) for the m pending values; the rejected are drawn again."""
+        gives (values, accepted) for m candidates; the rejected are drawn again. Once fewer
+        than n values are pending, each gets r = min(8, n // pending) independent candidates
+        per round (about n in all) and keeps its first accepted one, which has the law of a
+        single accepted candidate: a few rounds instead of one per halving of the rejects."""
         o = dev._ops
         on = {} if dev.kind == "cpu" else {"device": dev}
         out = o["zeros"]((n,), dtype=_F64, **on)
         idx = o["arange"](0, n, 1, dtype=_I64, **on)
         m = n
         while m:
+            r = min(8, n // m)
+            cand = idx if r == 1 else o["reshape"](o["broadcast_to"](idx, (r, m)), (-1,))
             at = {
-                k: v if isinstance(v, np.generic) else o["take"](v, idx) for k, v in params.items()
+                k: v if isinstance(v, np.generic) else o["take"](v, cand, mode="clip")
+                for k, v in params.items()
             }
-            vals, acc = step(m, at)
+            vals, acc = step(m * r, at)
+            if r > 1:  # candidate j of pending value i is j * m + i: keep the first accepted
+                vals, acc = o["reshape"](vals, (r, m)), o["reshape"](acc, (r, m))
+                first, got = vals[r - 1], acc[r - 1]
+                for j in range(r - 2, -1, -1):
+                    first = o["where"](acc[j], vals[j], first)
+                    got = o["logical_or"](acc[j], got)
+                vals, acc = first, got
             o["put"](out, o["extract"](acc, idx), o["extract"](acc, vals))
             idx = o["extract"](o["logical_not"](acc), idx)
             m = int(idx.shape[0])
@@ -1016,49 +1055,430 @@ class _Distributions:
         g = x.multiply(self._gamma_values(x.multiply(den, c(0.5)), n, dtype, dev), c(2))
         return self._out(x.divide(t, x.multiply(g, num)), shp, dev)
 
+    # -- integer parameters, multinomial and the urns ---------------------------------------
+    def _int_params(self, fname: str, size: Any, device: Any, **params: Any):
+        """Integer parameters read as NumPy reads them (cast to int64: floats truncate toward
+        0, NaN and infinity raise), then as ``_params`` gives them: float64 scalars or natives
+        (exact: every check bounds them well below 2**53 before they are used)."""
+        conv: dict[str, Any] = {}
+        for name, v in params.items():
+            if isinstance(v, Array):
+                if v.dtype.kind == "f":
+                    o = v._device._ops
+                    for test, err, what in (("isnan", ValueError, "NaN"),
+                                            ("isinf", OverflowError, "infinity")):  # fmt: skip
+                        if bool(_host(o["any"](o[test](v._data)), v._device)):
+                            raise err(f"ruda.{fname}: cannot convert float {what} to integer")
+                elif v.dtype.kind not in "biu":
+                    raise TypeError(f"ruda.{fname}: {name} must be integers, got {v.dtype}")
+                conv[name] = v.astype("int64") if v.dtype.kind == "f" else v
+                continue
+            try:
+                h = np.asarray(v)
+                if h.dtype.kind == "f" and not np.isfinite(h).all():
+                    what = "NaN" if np.isnan(h).any() else "infinity"
+                    err = ValueError if what == "NaN" else OverflowError
+                    raise err(f"cannot convert float {what} to integer")
+                h = h.astype(np.int64)
+            except (ValueError, TypeError, OverflowError) as e:
+                raise type(e)(f"ruda.{fname}: {e}") from None
+            conv[name] = int(h) if h.ndim == 0 else h
+        _, dev, shape, q = self._params(fname, size, _F64, device, **conv)
+        return dev, shape, q
+
+    def _full_flat(self, v: Any, shape: Any, cnt: int, dev: Device) -> Any:
+        """A writable flat float64 copy of a parameter in the out shape."""
+        if isinstance(v, np.generic):
+            return dev.backend.allocator.from_host(np.full(cnt, v, dtype=np.float64))
+        return dev._ops["astype"](self._flat(v, shape, dev), _F64, copy=True)
+
     def multinomial(self, n: Any, pvals: Any, size: Any = None, *, device: Any = None) -> Array:
-        """Multinomial counts (int64, shape ``size + (k,)``) for ``n`` trials (scalar or array,
-        broadcast with size) over a 1-d ``pvals`` (the last takes the rest): NumPy's
-        conditional binomials, ``X_j ~ Bin(n - X_0 - ... - X_{j-1}, p_j / (1 - p_0 - ...))``.
+        """Multinomial counts (int64) for ``n`` trials over ``pvals`` (the last entry of each
+        row takes the rest): NumPy's conditional binomials, ``X_j ~ Bin(n - X_0 - ... -
+        X_{j-1}, p_j / (1 - p_0 - ...))``. As NumPy: an n-d ``pvals`` is a batch of
+        distributions along its last axis, broadcast with ``n`` (and equal to ``size`` if
+        given); the result has shape ``batch + (k,)``, or ``size + (k,)`` for a scalar ``n``
+        and a 1-d ``pvals``.
 
         >>> import ruda as np
         >>> x = np.random.default_rng(0).multinomial(10, [0.2, 0.3, 0.5], size=4)
         >>> x.shape, x.sum(axis=1).tolist()
         ((4, 3), [10, 10, 10, 10])
+        >>> np.random.default_rng(0).multinomial([5, 7], [[0.5, 0.5], [0.1, 0.9]]).sum(1).tolist()
+        [5, 7]
         """
         fname = "random.Generator.multinomial"
-        pv = np.asarray(pvals.to_device("cpu") if isinstance(pvals, Array) else pvals, np.float64)
-        if pv.ndim == 0 or pv.shape[-1] == 0:
+        src = pvals.to_device("cpu") if isinstance(pvals, Array) else pvals
+        pv = np.asarray(src, np.float64)
+        k = pv.shape[-1] if pv.ndim else 0
+        if k == 0:
             raise ValueError(
                 f"ruda.{fname}: pvals must have at least 1 dimension and the last dimension of "
                 "pvals must be greater than 0."
             )
-        if pv.ndim > 1:
-            raise NotImplementedError(f"ruda.{fname}: pvals of more than 1 dimension")
         if not ((pv >= 0) & (pv <= 1)).all():
             raise ValueError(f"ruda.{fname}: pvals < 0, pvals > 1 or pvals contains NaNs")
-        if pv[:-1].sum() > 1.0 + 1e-12:
-            raise ValueError(f"ruda.{fname}: sum(pvals[:-1]) > 1.0")
-        _, dev, shape, q = self._params(fname, size, _F64, device, n=n)
+        if (pv[..., :-1].sum(axis=-1) > 1.0 + 1e-12).any():
+            rows = "[:-1]" if pv.ndim == 1 else "[...,:-1]"
+            h = np.asarray(src)
+            if h.dtype.kind == "f" and h.dtype != np.float64 and h.sum() < 1.0001:
+                raise ValueError(
+                    f"ruda.{fname}: sum(pvals{rows}.astype(np.float64)) > 1.0. The pvals array "
+                    "is cast to 64-bit floating point prior to checking the sum. Precision "
+                    "changes when casting may cause problems even if the sum of the original "
+                    "pvals is valid."
+                )
+            raise ValueError(f"ruda.{fname}: sum(pvals{rows}) > 1.0")
+        dev, _, q = self._int_params(fname, None, device, n=n)
         self._check(fname, q["n"], dev, "less", 0.0, "n < 0")
-        cnt, k = math.prod(shape or ()), pv.shape[0]
-        o, x, alloc = dev._ops, _Ops(dev), dev.backend.allocator
-        nn = q["n"]
-        if isinstance(nn, np.generic):
-            rest = alloc.from_host(np.full(cnt, np.floor(nn), dtype=np.float64))
+        nshape = () if isinstance(q["n"], np.generic) else tuple(q["n"].shape)
+        shape = _shape(size, fname)
+        if nshape or pv.ndim > 1:  # NumPy's vector path: n, the rows of pvals and size broadcast
+            parts = [nshape, pv.shape[:-1]] + ([] if shape is None else [shape])
+            try:
+                batch = np.broadcast_shapes(*parts)
+            except ValueError:
+                raise ValueError(
+                    f"ruda.{fname}: shape mismatch: n {nshape}, pvals[..., 0] {pv.shape[:-1]}"
+                    + ("" if shape is None else f" and size {shape}")
+                    + " cannot be broadcast to a single shape."
+                ) from None
+            if shape is not None and batch != shape:
+                raise ValueError(
+                    f"ruda.{fname}: Output size {shape} is not compatible with broadcast "
+                    f"dimensions of inputs {batch}."
+                )
         else:
-            rest = o["floor"](o["astype"](self._flat(nn, shape, dev), _F64, copy=True))
-        cols, left = [], 1.0
+            batch = shape or ()
+        cnt = math.prod(batch)
+        o, x, alloc = dev._ops, _Ops(dev), dev.backend.allocator
+        rest = self._full_flat(q["n"], batch, cnt, dev)
+        cols, left = [], np.ones(pv.shape[:-1])
         for j in range(k - 1):
-            pj = min(max(pv[j] / left, 0.0), 1.0) if left > 0 else 0.0
-            pf = alloc.from_host(np.full(cnt, pj, dtype=np.float64))
+            with np.errstate(all="ignore"):
+                pj = np.where(left > 0, np.clip(pv[..., j] / left, 0.0, 1.0), 0.0)
+            pf = alloc.from_host(np.ascontiguousarray(np.broadcast_to(pj, batch)).reshape(-1))
             xj = self._binomial_flat(o["astype"](rest, _F64, copy=True), pf, cnt, dev)
             cols.append(xj)
             rest = x.subtract(rest, xj)
-            left -= pv[j]
+            left = left - pv[..., j]
         cols.append(rest)
         r = o["astype"](o["stack"](tuple(cols), axis=-1), _I64)
-        return _wrap(o["reshape"](r, (*(shape or ()), k)), dev)
+        return _wrap(o["reshape"](r, (*batch, k)), dev)
+
+    def _hypergeometric_flat(self, good: Any, bad: Any, sample: Any, cnt: int, dev: Device) -> Any:
+        """``cnt`` hypergeometric counts (float64) for flat float64 natives of integers ``good``,
+        ``bad`` and ``sample`` (good + bad < 1e9, 0 <= sample <= good + bad), by NumPy's two
+        algorithms as vectorised rounds over the pending values.
+
+        Where min(sample, total - sample) < 10: draws without replacement, one item per round
+        (good with probability remaining_good / remaining_total), of the smaller of the sample
+        and its complement, stopping once no good or only good items are left. Otherwise
+        Stadlober's ratio-of-uniforms HRUA (NumPy's constants, bound, squeezes and
+        logfactorial: a table below 126, Stirling's series above), its rejections redrawn in
+        rounds (``_int_rounds``)."""
+        x, o = _Ops(dev), dev._ops
+        on = {} if dev.kind == "cpu" else {"device": dev}
+        out = o["zeros"]((cnt,), dtype=_F64, **on)
+        every = o["arange"](0, cnt, 1, dtype=_I64, **on)
+        total = x.add(good, bad)
+        hrua = x.logical_and(
+            x.greater_equal(sample, 10.0), x.less_equal(sample, x.subtract(total, 10.0))
+        )
+        # Sequential draws.
+        idx = o["extract"](x.logical_not(hrua), every)
+        m = int(idx.shape[0])
+        if m:
+            gd, rt, ss = (o["take"](v, idx, mode="clip") for v in (good, total, sample))
+            flip = x.greater(ss, x.floor(x.multiply(rt, 0.5)))
+            cs = x.where(flip, x.subtract(rt, ss), ss)
+            rg = gd
+            while m:
+                go = x.logical_and(
+                    x.logical_and(x.greater(cs, 0.0), x.greater(rg, 0.0)), x.greater(rt, rg)
+                )
+                stop = x.logical_not(go)
+                left = x.where(x.equal(rt, rg), x.subtract(rg, cs), rg)
+                res = x.where(flip, left, x.subtract(gd, left))
+                o["put"](out, o["extract"](stop, idx), o["extract"](stop, res))
+                idx, gd, rt, cs, rg, flip = (
+                    o["extract"](go, v) for v in (idx, gd, rt, cs, rg, flip)
+                )
+                m = int(idx.shape[0])
+                if not m:
+                    break
+                hit = x.less(x.multiply(self._floats(m, _F64, dev), rt), rg)
+                rg = x.subtract(rg, o["astype"](hit, _F64))
+                rt, cs = x.subtract(rt, 1.0), x.subtract(cs, 1.0)
+        # HRUA.
+        idx = o["extract"](hrua, every)
+        m = int(idx.shape[0])
+        if not m:
+            return out
+        gd, bd, ss = (o["take"](v, idx, mode="clip") for v in (good, bad, sample))
+        tot = x.add(gd, bd)
+        cs = x.minimum(ss, x.subtract(tot, ss))
+        mn, mx = x.minimum(gd, bd), x.maximum(gd, bd)
+        p, q = x.divide(mn, tot), x.divide(mx, tot)
+        a = x.add(x.multiply(cs, p), 0.5)
+        var = x.divide(
+            x.multiply(x.multiply(x.multiply(x.subtract(tot, cs), cs), p), q), x.subtract(tot, 1.0)
+        )
+        c = x.sqrt(x.add(var, 0.5))
+        table = dev.backend.allocator.from_host(_LOGFACT)
+
+        def lf(k: Any) -> Any:  # log(k!): NumPy's logfactorial (a table below 126, Stirling)
+            kk = x.maximum(k, 126.0)
+            st = x.add(
+                x.subtract(x.multiply(x.add(kk, 0.5), x.log(kk)), kk),
+                x.add(x.divide(x.subtract(1 / 12, x.divide(1 / 360, x.multiply(kk, kk))), kk),
+                      0.5 * math.log(2 * math.pi)),
+            )  # fmt: skip
+            small = x.less(k, 126.0)
+            tab = o["take"](table, o["astype"](x.where(small, k, 0.0), _I64), mode="clip")
+            return x.where(small, tab, st)
+
+        def lsum(k: Any, mn: Any, mx: Any, cs: Any) -> Any:
+            ks = (k, x.subtract(mn, k), x.subtract(cs, k), x.add(x.subtract(mx, cs), k))
+            return x.add(x.add(lf(ks[0]), lf(ks[1])), x.add(lf(ks[2]), lf(ks[3])))
+
+        mode = x.floor(x.divide(x.multiply(x.add(cs, 1.0), x.add(mn, 1.0)), x.add(tot, 2.0)))
+        params = {
+            "a": a,
+            "h": x.add(x.multiply(c, _HRUA_D1), _HRUA_D2),
+            "b": x.minimum(x.add(x.minimum(cs, mn), 1.0), x.floor(x.add(a, x.multiply(c, 16.0)))),
+            "g": lsum(mode, mn, mx, cs),
+            "mn": mn,
+            "mx": mx,
+            "cs": cs,
+        }
+
+        def step(mm: int, at: dict[str, Any]) -> tuple[Any, Any]:
+            u, v = self._floats(mm, _F64, dev), self._floats(mm, _F64, dev)
+            pos = x.greater(u, 0.0)
+            us = x.where(pos, u, 1.0)
+            xx = x.add(at["a"], x.divide(x.multiply(at["h"], x.subtract(v, 0.5)), us))
+            inside = x.logical_and(
+                pos, x.logical_and(x.greater_equal(xx, 0.0), x.less(xx, at["b"]))
+            )
+            k = x.floor(x.where(inside, xx, 0.0))
+            t = x.subtract(at["g"], lsum(k, at["mn"], at["mx"], at["cs"]))
+            fast = x.less_equal(x.subtract(x.multiply(u, x.subtract(4.0, u)), 3.0), t)
+            squeeze = x.less(x.multiply(u, x.subtract(u, t)), 1.0)
+            slow = x.logical_and(squeeze, x.less_equal(x.multiply(x.log(us), 2.0), t))
+            return k, x.logical_and(inside, x.logical_or(fast, slow))
+
+        k = self._int_rounds(m, dev, params, step)
+        k = x.where(x.greater(gd, bd), x.subtract(cs, k), k)
+        k = x.where(x.less(cs, ss), x.subtract(gd, k), k)
+        o["put"](out, idx, k)
+        return out
+
+    def hypergeometric(
+        self, ngood: Any, nbad: Any, nsample: Any, size: Any = None, *, device: Any = None
+    ) -> Any:
+        """Hypergeometric counts (int64): the good items among ``nsample`` drawn without
+        replacement from ``ngood`` good and ``nbad`` bad ones (integers; floats truncate as
+        NumPy casts them). NumPy's checks: ngood, nbad < 10**9, nsample <= ngood + nbad, all
+        >= 0. NumPy's algorithms (see ``_hypergeometric_flat``): draws without replacement
+        while the sample or its complement is below 10, Stadlober's HRUA otherwise.
+
+        >>> import ruda as np
+        >>> x = np.random.default_rng(0).hypergeometric(15, 15, 10, size=5)
+        >>> bool(((x >= 0) & (x <= 10)).all())
+        True
+        """
+        fname = "random.Generator.hypergeometric"
+        dev, shape, q = self._int_params(
+            fname, size, device, ngood=ngood, nbad=nbad, nsample=nsample
+        )
+        g, b, s = q["ngood"], q["nbad"], q["nsample"]
+        big = f"both ngood and nbad must be less than {_HYPERGEOM_MAX}"
+        self._check(fname, g, dev, "greater_equal", float(_HYPERGEOM_MAX), big)
+        self._check(fname, b, dev, "greater_equal", float(_HYPERGEOM_MAX), big)
+        self._check(fname, _Ops(dev).add(g, b), dev, "less", s, "ngood + nbad < nsample")
+        for name in ("ngood", "nbad", "nsample"):
+            self._check(fname, q[name], dev, "less", 0.0, f"{name} < 0")
+        cnt = math.prod(shape or ())
+        flat = (self._full_flat(v, shape, cnt, dev) for v in (g, b, s))
+        r = self._hypergeometric_flat(*flat, cnt, dev)
+        return self._out(dev._ops["astype"](r, _I64), shape, dev)
+
+    def multivariate_hypergeometric(
+        self,
+        colors: Any,
+        nsample: Any,
+        size: Any = None,
+        method: str = "marginals",
+        *,
+        device: Any = None,
+    ) -> Array:
+        """Counts per color (int64, shape ``size + (len(colors),)``, each row summing to
+        ``nsample``) of ``nsample`` items drawn without replacement from an urn holding
+        ``colors[i]`` items of color i. NumPy's checks and limits per ``method``.
+
+        "marginals" (sum(colors) < 10**9): NumPy's conditional hypergeometrics, color by color
+        (of the complement when nsample > sum(colors) / 2). "count" has the same law; with
+        sum(colors) < 10**9 it is drawn as "marginals", above that one item per round (an
+        exact integer index into the remaining items, min(nsample, sum - nsample) rounds).
+
+        >>> import ruda as np
+        >>> x = np.random.default_rng(0).multivariate_hypergeometric([16, 8, 4], 6, size=3)
+        >>> x.shape, x.sum(axis=1).tolist()
+        ((3, 3), [6, 6, 6])
+        """
+        fname = "random.Generator.multivariate_hypergeometric"
+        if method not in ("count", "marginals"):
+            raise ValueError(f'ruda.{fname}: method must be "count" or "marginals".')
+        try:
+            ns = operator.index(nsample)
+        except TypeError:
+            raise ValueError(f"ruda.{fname}: nsample must be an integer") from None
+        if ns < 0:
+            raise ValueError(f"ruda.{fname}: nsample must be nonnegative.")
+        if ns > _I64_MAX:
+            raise ValueError(f"ruda.{fname}: nsample must not exceed {_I64_MAX}")
+        arr = isinstance(colors, Array) and device is None
+        dev = colors._device if arr else resolve(device)
+        bad = False
+        try:
+            col = np.asarray(colors.to_device("cpu") if isinstance(colors, Array) else colors)
+            bad = col.ndim != 1 or (col.size > 0 and col.dtype.kind not in "iu")
+            bad = bad or bool(np.any((col < 0) | (col > _I64_MAX)))
+        except (ValueError, TypeError):
+            bad = True
+        if bad:
+            raise ValueError(
+                f"ruda.{fname}: colors must be a one-dimensional sequence of nonnegative "
+                f"integers not exceeding {_I64_MAX}."
+            )
+        col = col.astype(np.int64)
+        total = sum(int(c) for c in col)
+        if total > _I64_MAX:
+            raise ValueError(
+                f"ruda.{fname}: sum(colors) must not exceed the maximum value of a 64 bit "
+                f"signed integer ({_I64_MAX})"
+            )
+        if method == "marginals" and total >= _HYPERGEOM_MAX:
+            raise ValueError(
+                f'ruda.{fname}: When method is "marginals", sum(colors) must be less than '
+                f"{_HYPERGEOM_MAX}."
+            )
+        if method == "count" and total > _I64_MAX // 8:
+            raise ValueError(
+                f"ruda.{fname}: When method is 'count', sum(colors) must not exceed {_I64_MAX // 8}"
+            )
+        if ns > total:
+            raise ValueError(f"ruda.{fname}: nsample > sum(colors)")
+        shape = _shape(size, fname) or ()
+        k, rows = col.size, math.prod(shape)
+        o, x, alloc = dev._ops, _Ops(dev), dev.backend.allocator
+        on = {} if dev.kind == "cpu" else {"device": dev}
+        if k == 0 or rows == 0 or ns == 0 or total == 0:
+            return _wrap(o["zeros"]((*shape, k), dtype=_I64, **on), dev)
+        flip = ns > total // 2
+        m = total - ns if flip else ns
+        if total < _HYPERGEOM_MAX:
+            rest = alloc.from_host(np.full(rows, float(m)))
+            cols, remaining = [], total
+            for j in range(k - 1):
+                remaining -= int(col[j])
+                if col[j] == 0:  # nothing of this color to draw
+                    cols.append(o["zeros"]((rows,), dtype=_F64, **on))
+                    continue
+                good, bad_ = (alloc.from_host(np.full(rows, float(v))) for v in (col[j], remaining))
+                r = self._hypergeometric_flat(
+                    good, bad_, o["astype"](rest, _F64, copy=True), rows, dev
+                )
+                cols.append(r)
+                rest = x.subtract(rest, r)
+            cols.append(rest)
+            picked = o["astype"](o["stack"](tuple(cols), axis=-1), _I64)
+        else:  # one item per round, by its exact index among the remaining items
+            left = alloc.from_host(np.ascontiguousarray(np.broadcast_to(col, (rows, k))))
+            picked = o["zeros"]((rows, k), dtype=_I64, **on)
+            ar = alloc.from_host(np.arange(k, dtype=np.int64).reshape(1, k))
+            for t in range(m):
+                r = o["astype"](self._bounded(rows, total - t, dev), _I64)
+                cum = o["cumsum"](left, axis=1)
+                j = o["sum"](o["less_equal"](cum, o["reshape"](r, (rows, 1))), axis=1)
+                hit = o["astype"](o["equal"](ar, o["reshape"](j, (rows, 1))), _I64)
+                left, picked = o["subtract"](left, hit), o["add"](picked, hit)
+        if flip:
+            picked = o["subtract"](alloc.from_host(col.reshape(1, k)), picked)
+        return _wrap(o["reshape"](picked, (*shape, k)), dev)
+
+    def vonmises(
+        self, mu: Any, kappa: Any, size: Any = None, *, dtype: Any = _F64, device: Any = None
+    ) -> Any:
+        """Von Mises variates on [-pi, pi] with mode ``mu`` and concentration ``kappa`` (>= 0),
+        by NumPy's algorithm: uniform on [-pi, pi) for kappa < 1e-8, a wrapped normal
+        N(mu, 1/kappa) for kappa > 1e6, else Best and Fisher's rejection (as vectorised rounds)
+        for W = cos(X - mu), then ``+-acos(W) + mu`` wrapped into [-pi, pi]. Computed in
+        float64 (``dtype=float32`` rounds the result).
+
+        >>> import ruda as np
+        >>> x = np.random.default_rng(0).vonmises(0.5, 4.0, 5)
+        >>> bool((abs(x) <= np.pi).all())
+        True
+        """
+        fname = "random.Generator.vonmises"
+        dtype = _float_dtype(dtype, fname)
+        _, dev, shape, p = self._params(fname, size, _F64, device, mu=mu, kappa=kappa)
+        self._check(fname, p["kappa"], dev, "less", 0.0, "kappa < 0")
+        x, o = _Ops(dev), dev._ops
+        n = math.prod(shape or ())
+        kap, mu_ = self._flat(p["kappa"], shape, dev), self._flat(p["mu"], shape, dev)
+        scalar = isinstance(kap, np.generic)
+        small, big = x.less(kap, 1e-8), x.greater(kap, 1e6)
+        mid = x.logical_not(x.logical_or(x.logical_or(small, big), x.isnan(kap)))
+        res = None
+        if not scalar or mid:
+            ks = x.where(mid, kap, 1.0)
+            r = x.add(x.sqrt(x.add(x.multiply(x.multiply(ks, ks), 4.0), 1.0)), 1.0)
+            rho = x.divide(x.subtract(r, x.sqrt(x.multiply(r, 2.0))), x.multiply(ks, 2.0))
+            s = x.divide(x.add(x.multiply(rho, rho), 1.0), x.multiply(rho, 2.0))
+            s = x.where(x.less(ks, 1e-5), x.add(x.divide(1.0, ks), ks), s)
+
+            def step(m: int, at: dict[str, Any]) -> tuple[Any, Any]:
+                u, v = self._floats(m, _F64, dev), self._floats(m, _F64, dev)
+                z = x.cos(x.multiply(u, math.pi))
+                w = x.divide(x.add(x.multiply(at["s"], z), 1.0), x.add(at["s"], z))
+                y = x.multiply(at["k"], x.subtract(at["s"], w))
+                quick = x.greater_equal(x.subtract(x.multiply(y, x.subtract(2.0, y)), v), 0.0)
+                ok = x.logical_and(x.greater(y, 0.0), x.greater(v, 0.0))
+                ratio = x.where(ok, x.divide(y, x.where(ok, v, 1.0)), 1.0)
+                slow = x.logical_and(
+                    ok, x.greater_equal(x.add(x.log(ratio), x.subtract(1.0, y)), 0.0)
+                )
+                return w, x.logical_or(x.logical_not(at["mid"]), x.logical_or(quick, slow))
+
+            flat_mid = mid if not scalar else np.bool_(True)
+            w = self._int_rounds(n, dev, {"s": s, "k": ks, "mid": flat_mid}, step)
+            res = x.acos(x.minimum(x.maximum(w, -1.0), 1.0))
+        u = self._floats(n, _F64, dev)
+        if res is not None:
+            res = x.add(x.where(x.less(u, 0.5), x.negative(res), res), mu_)
+        if scalar and big:
+            res = x.add(mu_, x.divide(self._normals(n, _F64, dev), x.sqrt(kap)))
+        elif not scalar and bool(_host(o["any"](big), dev)):
+            wn = x.add(mu_, x.divide(self._normals(n, _F64, dev), x.sqrt(x.where(big, kap, 1.0))))
+            res = x.where(big, wn, res)
+        if res is not None:
+            # Note: NumPy wraps a wrapped normal once; here every value is wrapped into [-pi, pi].
+            neg = x.less(res, 0.0)
+            mod = x.subtract(x.fmod(x.add(x.abs(res), math.pi), 2 * math.pi), math.pi)
+            res = x.where(neg, x.negative(mod), mod)
+        uni = x.multiply(x.subtract(x.multiply(u, 2.0), 1.0), math.pi)  # mu plays no part
+        if not scalar:
+            res = x.where(x.isnan(kap), np.nan, x.where(small, uni, res))
+        elif np.isnan(kap):
+            res = dev.backend.allocator.from_host(np.full(n, np.nan))
+        elif small:
+            res = uni
+        if dtype != _F64:
+            res = o["astype"](res, dtype)
+        return self._out(res, shape, dev)
 
     def multivariate_normal(
         self,

@@ -26,7 +26,7 @@ def doubles(w: Any, dev: Device) -> Any:
     hi = o["astype"](o["bitwise_right_shift"](w[0::2], np.uint32(5)), _U64)
     lo = o["astype"](o["bitwise_right_shift"](w[1::2], np.uint32(6)), _U64)
     bits = o["bitwise_or"](o["bitwise_left_shift"](hi, np.uint64(26)), lo)
-    return o["multiply"](o["astype"](bits, _F64), 2.0**-53)
+    return o["multiply"](o["astype"](bits, _F64), np.float64(2.0**-53))
 
 
 def floats(w: Any, dev: Device) -> Any:
@@ -70,8 +70,8 @@ def box_muller(w: Any, dtype: np.dtype, dev: Device) -> Any:
     o = dev._ops
     u = uniform01(w, dtype, dev)
     u1, u2 = u[0::2], u[1::2]
-    two = np.float32(-2.0) if dtype == _F32 else -2.0
-    tau = np.float32(2 * math.pi) if dtype == _F32 else 2 * math.pi
+    two = np.float32(-2.0) if dtype == _F32 else np.float64(-2.0)
+    tau = np.float32(2 * math.pi) if dtype == _F32 else np.float64(2 * math.pi)
     r = o["sqrt"](o["multiply"](o["log1p"](o["negative"](u1)), two))
     t = o["multiply"](u2, tau)
     z = o["stack"]((o["multiply"](r, o["cos"](t)), o["multiply"](r, o["sin"](t))), axis=-1)
