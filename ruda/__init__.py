@@ -62,6 +62,7 @@ from . import (  # noqa: E402  (extensions import the namespace)
     exceptions,  # NumPy's exception names (AxisError is ruda's)
     fft,
     linalg,
+    nn,  # attention, convolution, norms and activations, over the namespace
     random,
     testing,  # NumPy's assertions over ruda arrays (copied to the host explicitly)
     wgpu,  # synchronize and timing events (ruda.wgpu), imported without wgpu-py
@@ -77,7 +78,7 @@ __all__ = sorted(
         "ndarray", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
         "uint64", "float16", "bfloat16", "float32", "float64", "complex64", "complex128", "e",
         "pi", "inf", "nan", "newaxis", "__array_namespace_info__", "__array_api_version__",
-        "__version__", "fft", "linalg", "random",
+        "__version__", "fft", "linalg", "nn", "random",
     }
 )  # fmt: skip
 del _mod, _name, _dt, _sys

@@ -1,6 +1,53 @@
-"""ruda.nn: attention, convolution, normalisation and activations.
+"""ruda.nn: the functions neural networks are made of, on every device.
 
-Not built yet: this package holds the place the layout reserves for it.
+Attention (``attention``, PyTorch's ``scaled_dot_product_attention``, JAX's
+``dot_product_attention``), normalisations, activations, softmax, linear layers and lookups,
+rotary embeddings, pooling, padding, dropout and the cross-entropy loss. Each is written once
+over ruda Arrays with the namespace's functions (a composition), so it runs on cpu, cuda and
+wgpu alike; fused device kernels can replace them one by one behind the same signatures.
+float16 and bfloat16 are computed in float32 (float64 for float64). docs/NN.md has the
+conventions.
+
+>>> import ruda as np
+>>> from ruda import nn
+>>> nn.softmax(np.asarray([0.0, 0.0])).tolist()
+[0.5, 0.5]
 """
 
-__all__: list[str] = []
+from __future__ import annotations
+
+from ._activations import gelu, log_softmax, relu, sigmoid, silu, softmax, swiglu
+from ._attention import attention, dot_product_attention, scaled_dot_product_attention
+from ._dropout import dropout
+from ._linear import embedding, linear, one_hot
+from ._losses import cross_entropy
+from ._norms import group_norm, layer_norm, rms_norm
+from ._pad import pad
+from ._pooling import adaptive_avg_pool, avg_pool, max_pool
+from ._rotary import rotary_embedding
+
+__all__ = [
+    "adaptive_avg_pool",
+    "attention",
+    "avg_pool",
+    "cross_entropy",
+    "dot_product_attention",
+    "dropout",
+    "embedding",
+    "gelu",
+    "group_norm",
+    "layer_norm",
+    "linear",
+    "log_softmax",
+    "max_pool",
+    "one_hot",
+    "pad",
+    "relu",
+    "rms_norm",
+    "rotary_embedding",
+    "scaled_dot_product_attention",
+    "sigmoid",
+    "silu",
+    "softmax",
+    "swiglu",
+]
