@@ -5,17 +5,19 @@ from setuptools import Extension, setup
 
 setup(
     ext_modules=[
-        Extension("ruda._speedups", ["ruda/_speedups.c"], extra_compile_args=["-O2"]),
+        Extension(
+            "ruda._native._speedups", ["ruda/_native/_speedups.c"], extra_compile_args=["-O2"]
+        ),
         # No CUDA headers or libraries: the driver's functions come as addresses at run time.
         Extension(
-            "ruda._cuda_fast",
-            ["ruda/_cuda_fast.c"],
+            "ruda._native._cuda_fast",
+            ["ruda/_native/_cuda_fast.c"],
             extra_compile_args=["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"],
         ),
         # -O3 vectorises the Philox rounds; no FP contraction keeps the float steps exact.
         Extension(
-            "ruda._cpu_kernels",
-            ["ruda/_cpu_kernels.c"],
+            "ruda._native._cpu_kernels",
+            ["ruda/_native/_cpu_kernels.c"],
             extra_compile_args=["-O3", "-Wall", "-Wextra", "-ffp-contract=off"],
         ),
     ]

@@ -119,8 +119,8 @@ def breakdown(xs, ops: int, sync) -> dict[str, float]:
     with the small-block cache off and on, the backend's implementation on the native arrays,
     the prepared launch alone, the same launch with a recording driver (the host's share: the
     result's block, object and arguments), and a pool allocation freed at once."""
-    from ruda import _cuda_fast
     from ruda._backends.cuda.driver import driver
+    from ruda._native import _cuda_fast
 
     xn = xs._data
     add = xs.device.backend.resolve("add")

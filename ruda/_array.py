@@ -19,8 +19,8 @@ from ._dtypes import kind_of
 from ._errors import annotate, refuse_object
 from ._ops import ELEMENTWISE
 
-try:  # the C hot paths (ruda/_speedups.c); built by pip install or scripts/build_ext.sh
-    from . import _speedups
+try:  # the C hot paths (ruda/_native/_speedups.c); built by pip install or scripts/build_ext.sh
+    from ._native import _speedups
 except ImportError:  # pragma: no cover - exercised where the extension is not built
     _speedups = None
 SPEEDUPS = _speedups is not None
@@ -41,7 +41,7 @@ class Array:
            [4., 5.]])
     """
 
-    # With the C extension, this class body is copied onto the C type ruda._speedups.Array,
+    # With the C extension, this class body is copied onto the C type ruda._native._speedups.Array,
     # whose struct holds _data, _device and the weakref list (see _install_speedups).
     __slots__ = ("_data", "_device", "__weakref__")
     __hash__ = None  # type: ignore[assignment]

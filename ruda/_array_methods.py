@@ -353,7 +353,7 @@ for _f in (astype, transpose, flatten, copy, compress, fill, sort, partition, it
 del _f
 
 if SPEEDUPS:  # the C base's reshape serves the common calls and hands the rest to ours
-    from ._speedups import set_reshape
+    from ._native._speedups import set_reshape
 
     set_reshape(reshape)
 else:

@@ -18,7 +18,7 @@ from ._dtypes import bfloat16
 from ._errors import annotate
 
 try:
-    from ._speedups import Annotated, invalidate, set_annotate, set_guarded
+    from ._native._speedups import Annotated, invalidate, set_annotate, set_guarded
 
     set_annotate(annotate)
     set_guarded(bfloat16._np)

@@ -1,4 +1,4 @@
-"""The cuda backend's C fast path (``ruda/_cuda_fast.c``) without a GPU.
+"""The cuda backend's C fast path (``ruda/_native/_cuda_fast.c``) without a GPU.
 
 Real ``compiler.Program`` objects (kernels built by the IR, no module loaded), fake
 ``CudaArray`` fields (``mem`` objects with a ``ptr``), a fake pool and the extension's recording
@@ -29,11 +29,11 @@ from ruda._kernels import ir
 from ruda._ops import ELEMENTWISE
 
 try:
-    from ruda import _cuda_fast as F
+    from ruda._native import _cuda_fast as F
 except ImportError:  # pragma: no cover - where the extension is not built
     F = None
 
-needs_c = pytest.mark.skipif(F is None, reason="ruda._cuda_fast is not built")
+needs_c = pytest.mark.skipif(F is None, reason="ruda._native._cuda_fast is not built")
 OPS = {op.name: op for op in ELEMENTWISE}
 F32, F64 = np.dtype("float32"), np.dtype("float64")
 

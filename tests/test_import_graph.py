@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1] / "ruda"
 # and the C extensions (the cuda backend's launch path is one).
 LOWER = {"ruda._dtypes", "ruda._errors", "ruda._dispatch", "ruda._ops", "ruda._promotion",
          "ruda._ufunc", "ruda._version", "ruda._devices"}  # fmt: skip
-LOWER |= {f"ruda.{c.stem}" for c in ROOT.glob("*.c")}
+LOWER |= {"ruda._native"} | {f"ruda._native.{c.stem}" for c in (ROOT / "_native").glob("*.c")}
 
 
 def _modules() -> dict[str, tuple[Path, list[str]]]:
@@ -27,8 +27,8 @@ def _modules() -> dict[str, tuple[Path, list[str]]]:
             mods[".".join(parts)] = (path, parts)
         else:
             mods[".".join(parts)] = (path, parts[:-1])
-    for path in ROOT.glob("*.c"):  # the C extensions: leaves of the graph
-        mods[f"ruda.{path.stem}"] = (None, [])
+    for path in (ROOT / "_native").glob("*.c"):  # the C extensions: leaves of the graph
+        mods[f"ruda._native.{path.stem}"] = (None, [])
     return mods
 
 

@@ -172,9 +172,9 @@ def test_values_follow_the_documented_word_rules(device):
 # -- the compiled CPU kernels against the NumPy reference ------------------------------------
 def _cpu_kernels():
     try:
-        from ruda import _cpu_kernels
+        from ruda._native import _cpu_kernels
     except ImportError:  # the extension is not built: the NumPy kernel serves; nothing to compare
-        pytest.skip("ruda._cpu_kernels is not built")
+        pytest.skip("ruda._native._cpu_kernels is not built")
     return _cpu_kernels
 
 

@@ -1,4 +1,4 @@
-"""Chains of small elementwise ops through the C fast path (``ruda/_cuda_fast.c``) on the device:
+"""Chains of small elementwise ops through the C fast path (``_native/_cuda_fast.c``) on the device:
 results against NumPy, and the count of launches made from C (``_cuda_fast.launches()``).
 
 On a process that sees more than one GPU the prepared launchers switch devices in Python
@@ -25,12 +25,12 @@ def fast(ctx) -> bool:
     """Whether prepared launches run in C here (one device); fails where the extension is
     missing, since this module is about it."""
     if not driver.C_FAST:
-        pytest.fail("ruda._cuda_fast is not built: run scripts/build_ext.sh")
+        pytest.fail("ruda._native._cuda_fast is not built: run scripts/build_ext.sh")
     return not ctx.multi
 
 
 def c_launches() -> int:
-    from ruda import _cuda_fast
+    from ruda._native import _cuda_fast
 
     return _cuda_fast.launches()
 
@@ -40,8 +40,8 @@ def check_launches(fast: bool, before: int, want: int) -> None:
 
 
 def test_ops_are_the_c_objects(device, fast) -> None:
-    from ruda import _cuda_fast
     from ruda._dispatch import lookup
+    from ruda._native import _cuda_fast
 
     for name in ("add", "multiply", "negative", "sqrt"):
         assert type(lookup(name, device).__wrapped__) is _cuda_fast.Elementwise
@@ -154,8 +154,8 @@ def test_launches_from_a_new_thread(device, rng, fast) -> None:
 
 
 def test_a_failed_launch_raises(device, ctx, rng, fast) -> None:
-    from ruda import _cuda_fast
     from ruda._kernels import elementwise, ir
+    from ruda._native import _cuda_fast
 
     x = ruda.asarray(rng.standard_normal(100).astype(numpy.float32), device=device)._data
     prog = ctx.compiler.program(elementwise.build("add", (ir.F32, ir.F32), ir.F32, None))

@@ -5,7 +5,7 @@
 under the 64-bit ``key`` (a pair of 32-bit ints). Word ``4*j + lane`` is lane ``lane`` of block
 ``counter + j``: blocks are stateless, so a GPU kernel computes the same words in any order.
 
-When the C extension ``ruda._cpu_kernels`` is built, it serves the op and three fused ops
+When the C extension ``ruda._native._cpu_kernels`` is built, it serves the op and three fused ops
 (``random.uniform01``, ``random.normals``, ``random.bounded``) that turn words into values in one
 pass with the rules of ``ruda/random/_words.py``; a backend without the fused ops goes through
 the words. Without the extension the NumPy kernel below serves, and it stays the reference the
@@ -106,7 +106,7 @@ def philox4x32_numpy(key: tuple[int, int], counter: int, n: int) -> np.ndarray:
 
 
 try:
-    from ... import _cpu_kernels as _ck
+    from ..._native import _cpu_kernels as _ck
 except ImportError:  # the extension is not built: the NumPy kernel above is the CPU's kernel
     _ck = None
 

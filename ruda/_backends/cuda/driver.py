@@ -1,4 +1,4 @@
-"""The CUDA driver as the C fast path (``ruda/_cuda_fast.c``) sees it.
+"""The CUDA driver as the C fast path (``ruda/_native/_cuda_fast.c``) sees it.
 
 ``_cuda_fast`` is the extension (None where it is not built: ``C_FAST`` says which), with its
 small-block cache switched by ``RUDA_CUDA_POOL`` and emptied at exit; ``driver()`` resolves the
@@ -17,7 +17,7 @@ import sys
 from typing import Any
 
 try:  # the C fast path; built by pip install or scripts/build_ext.sh
-    from ... import _cuda_fast
+    from ..._native import _cuda_fast
 except ImportError:  # pragma: no cover - exercised where the extension is not built
     _cuda_fast = None
 C_FAST = _cuda_fast is not None

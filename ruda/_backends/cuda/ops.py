@@ -198,7 +198,7 @@ class CudaOps(GpuOps):
         from .prepared import elementwise
 
         c_impl = elementwise(op.name, arity, fast, first_call, generic)
-        if c_impl is not None:  # impl's fast path below, in C (ruda/_cuda_fast.c)
+        if c_impl is not None:  # impl's fast path below, in C (ruda/_native/_cuda_fast.c)
             return c_impl
 
         def impl(*args: Any, out: Any = None) -> CudaArray:

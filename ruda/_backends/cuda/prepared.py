@@ -9,7 +9,7 @@ contiguity flags), allocate the result and launch: one pool allocation and one
 ``cuLaunchKernel``. In C, results of up to 64 KiB take their block from a small cache of blocks
 whose arrays died (see ``_cuda_fast.cache_info()``), not from CuPy's pool.
 
-With the C extension (``ruda/_cuda_fast.c``, built by ``pip install -e .`` or
+With the C extension (``ruda/_native/_cuda_fast.c``, built by ``pip install -e .`` or
 ``scripts/build_ext.sh``) the whole fast path, from the op's implementation to
 ``cuLaunchKernel``, runs in C: ``elementwise`` gives the op's implementation and ``prepare`` a
 ``_cuda_fast.Prepared``. Without it the same steps run in Python (``C_FAST`` says which), as

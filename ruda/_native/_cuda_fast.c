@@ -621,7 +621,7 @@ static PyObject *prepared_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
         return NULL;
     }
     if (CudaArrayType == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "ruda._cuda_fast.init(CudaArray) was not called");
+        PyErr_SetString(PyExc_RuntimeError, "ruda._native._cuda_fast.init(CudaArray) was not called");
         return NULL;
     }
     if (arity < 1 || arity > MAX_ARITY || block == 0 || per < block) {
@@ -731,7 +731,7 @@ static PyMemberDef prepared_members[] = {
     {NULL}};
 
 static PyTypeObject PreparedType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ruda._cuda_fast.Prepared",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ruda._native._cuda_fast.Prepared",
     .tp_basicsize = sizeof(Prepared),
     .tp_dealloc = (destructor)prepared_dealloc,
     .tp_call = PyVectorcall_Call,
@@ -746,7 +746,7 @@ static PyTypeObject PreparedType = {
 };
 
 static PyTypeObject DriverType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ruda._cuda_fast.Driver",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ruda._native._cuda_fast.Driver",
     .tp_basicsize = sizeof(Driver),
     .tp_dealloc = (destructor)driver_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
@@ -911,7 +911,7 @@ static PyObject *elementwise_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
                                      &PyDict_Type, &fast, &first_call, &slow, &chunk))
         return NULL;
     if (CudaArrayType == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "ruda._cuda_fast.init(CudaArray) was not called");
+        PyErr_SetString(PyExc_RuntimeError, "ruda._native._cuda_fast.init(CudaArray) was not called");
         return NULL;
     }
     if (arity < 1 || arity > MAX_ARITY) {
@@ -973,7 +973,7 @@ static PyMemberDef elementwise_members[] = {
     {NULL}};
 
 static PyTypeObject ElementwiseType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ruda._cuda_fast.Elementwise",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ruda._native._cuda_fast.Elementwise",
     .tp_basicsize = sizeof(Elementwise),
     .tp_dealloc = (destructor)elementwise_dealloc,
     .tp_repr = (reprfunc)elementwise_repr,
@@ -1217,7 +1217,7 @@ static PyMethodDef module_methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT,
-    .m_name = "ruda._cuda_fast",
+    .m_name = "ruda._native._cuda_fast",
     .m_doc = "The cuda backend's small-op launches in C.",
     .m_size = -1,
     .m_methods = module_methods,

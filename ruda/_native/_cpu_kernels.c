@@ -471,7 +471,7 @@ static PyMethodDef methods[] = {
      "bounded_u64(out, key0, key1, pos, n, r, base): base + mulhi(x, r) mod 2**64"},
     {NULL, NULL, 0, NULL}};
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "ruda._cpu_kernels",
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "ruda._native._cpu_kernels",
                                     "Philox4x32-10 and fused random fillers for the CPU.", -1,
                                     methods, NULL, NULL, NULL, NULL};
 

@@ -305,7 +305,7 @@ static PyObject *ab_reshape(ArrayBase *self, PyObject *const *args, Py_ssize_t n
     }
     if (shape == NULL) {
         if (ReshapeSlow == NULL) {
-            PyErr_SetString(PyExc_RuntimeError, "ruda._speedups is not initialised");
+            PyErr_SetString(PyExc_RuntimeError, "ruda._native._speedups is not initialised");
             return NULL;
         }
         PyObject *full[9];
@@ -484,7 +484,7 @@ static PyMemberDef annotated_members[] = {
     {NULL}};
 
 static PyTypeObject AnnotatedType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ruda._speedups.Annotated",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ruda._native._speedups.Annotated",
     .tp_basicsize = sizeof(Annotated),
     .tp_dealloc = (destructor)annotated_dealloc,
     .tp_call = PyVectorcall_Call,
@@ -635,7 +635,7 @@ static PyMethodDef module_methods[] = {
      "call2(name, a, b): the op for two arrays (or array and int/float), else NotImplemented."},
     {NULL}};
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "ruda._speedups",
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "ruda._native._speedups",
                                     "Hot paths of ruda.Array in C.", -1, module_methods};
 
 PyMODINIT_FUNC PyInit__speedups(void)
