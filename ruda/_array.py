@@ -271,6 +271,13 @@ class Array:
                     f"{self._device}; move one with to_device()"
                 )
             value = value._data
+        elif type(value) in _SCALARS and self._device is not CPU:
+            # the namespace converts a Python scalar as NumPy stores it (OverflowError for an int
+            # the dtype cannot hold); the backend assigns a NumPy scalar of its dtype
+            try:
+                value = np.asarray(value, dtype=self._data.dtype)[()]
+            except Exception as e:
+                raise annotate("Array.__setitem__", e) from e
         try:
             self._data[key] = value
         except Exception as e:
