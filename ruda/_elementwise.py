@@ -305,6 +305,8 @@ def clip(x: Array, /, min: Any = None, max: Any = None, out: Any = None, **kwarg
     want = result_type(x.dtype, *(_typed(b) for b in (lo, hi) if b is not None))._np
     if want != xd.dtype:
         xd = dev._ops["astype"](xd, want)
+    if dev is not CPU:  # the backend takes typed bounds: Python scalars in the result dtype
+        lo, hi = (np.asarray(b, dtype=want)[()] if type(b) in _SCALARS else b for b in (lo, hi))
     impl = dev._ops["clip"]
     if out is not None:
         impl(xd, lo, hi, out=out._data, **kwargs)

@@ -3,16 +3,20 @@ where) and NumPy's (argwhere, flatnonzero, nanargmax, nanargmin)."""
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import numpy as np
 
 from . import _dtypes as dt
 from ._array import Array, _wrap, _wrap_tree, call1
+from ._devices import CPU
 from ._dtypes import kind_of
-from ._promotion import result_type
+from ._promotion import fold, result_type
 from ._utility import axis_arg, finish, native, out_arg
 from ._validation import as_array, common_device, normalize_axis
+
+_PY_SCALARS = (builtins.bool, int, float, complex)
 
 __all__ = [
     "argmax",
@@ -218,7 +222,22 @@ def where(
     a = native(x1, "where", "x1", dev)
     b = native(x2, "where", "x2", dev)
     _where_ints(a, b)
+    if dev is not CPU:  # the backend takes typed operands: Python scalars as NumPy reads them
+        c, a, b = _typed_where(c, a, b)
     return _wrap(dev._ops["where"](c, a, b), dev)
+
+
+def _typed_where(c: Any, a: Any, b: Any) -> tuple[Any, Any, Any]:
+    """``where``'s Python scalars as NumPy scalars: the condition a bool, the values in the
+    dtype NumPy 2 gives them beside the other value (weak), or NumPy's for two scalars."""
+    scalars = [v for v in (a, b) if type(v) in _PY_SCALARS]
+    if scalars:
+        typed = [v.dtype for v in (a, b) if type(v) not in _PY_SCALARS]
+        rn = fold(typed, scalars) if typed else np.result_type(*scalars)
+        a, b = (np.asarray(v, dtype=rn)[()] if type(v) in _PY_SCALARS else v for v in (a, b))
+    if type(c) in _PY_SCALARS:
+        c = np.bool_(c)
+    return c, a, b
 
 
 def _where_ints(a: Any, b: Any) -> None:

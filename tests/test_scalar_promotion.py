@@ -197,8 +197,9 @@ def _leaves(r: Any) -> list[Any]:
     return [x for v in r for x in _leaves(v)] if isinstance(r, tuple) else [r]
 
 
-def _compare(got: Any, want: Any, device: ruda.Device) -> str | None:
-    """None when ``got`` (ruda) matches ``want`` (NumPy), else what differs."""
+def _compare(got: Any, want: Any, device: ruda.Device, widen: float = 1.0) -> str | None:
+    """None when ``got`` (ruda) matches ``want`` (NumPy), else what differs; ``widen`` scales
+    the floating-point tolerance."""
     if isinstance(want, Exception):
         if not isinstance(got, Exception):
             return f"NumPy raises {type(want).__name__} ({want}), ruda gives {got!r}"
@@ -221,7 +222,7 @@ def _compare(got: Any, want: Any, device: ruda.Device) -> str | None:
         h, w = to_numpy(g), numpy.asarray(w)
         if h.dtype != w.dtype or h.shape != w.shape:
             return f"ruda gives {h.dtype}{list(h.shape)}, NumPy {w.dtype}{list(w.shape)}"
-        rtol = {2: 2e-3, 4: 2e-5, 8: 2e-5, 16: 1e-6}.get(h.dtype.itemsize, 1e-6)
+        rtol = {2: 2e-3, 4: 2e-5, 8: 2e-5, 16: 1e-6}.get(h.dtype.itemsize, 1e-6) * widen
         if h.dtype.kind not in "fc":
             rtol = 0
         try:
@@ -257,7 +258,11 @@ def test_scalar_promotion_matches_numpy(device, rng, case):
             if case.startswith("where") and _wraps_in_where(want, h.dtype, s):
                 want = OverflowError(f"NumPy 2.5: Python integer {s} out of bounds")
             got = _outcome(fn, ruda, x, s)
-            why = _compare(got, want, device)
+            # a complex power with a large integer exponent: NumPy's cpow and ruda's both
+            # compute exp(s log x), which loses ~|s| ulps (NumPy's own complex64 x ** 300 is
+            # 2.5e-4 off in a part): compared within that
+            big = "**" in case and h.dtype.kind == "c" and type(s) is int and abs(s) >= 100
+            why = _compare(got, want, device, 4 * abs(s) if big else 1.0)
             if why is not None:
                 failures.append(f"{case} with x {dtype} {h.tolist()}, s={s!r}: {why}")
     assert not failures, f"{len(failures)} differ from NumPy:\n" + "\n".join(failures[:40])
