@@ -1,7 +1,8 @@
 """ruda.nn: the functions neural networks are made of, on every device.
 
 Attention (``attention``, PyTorch's ``scaled_dot_product_attention``, JAX's
-``dot_product_attention``), normalisations, activations, softmax, linear layers and lookups,
+``dot_product_attention``, packed sequences and KV caches), convolution (1-3 d, transposed,
+PyTorch's ``conv*d``), normalisations, activations, softmax, linear layers and lookups,
 rotary embeddings, pooling, padding, dropout and the cross-entropy loss. Each is written once
 over ruda Arrays with the namespace's functions (a composition), so it runs on cpu, cuda and
 wgpu alike; fused device kernels can replace them one by one behind the same signatures.
@@ -18,6 +19,17 @@ from __future__ import annotations
 
 from ._activations import gelu, log_softmax, relu, sigmoid, silu, softmax, swiglu
 from ._attention import attention, dot_product_attention, scaled_dot_product_attention
+from ._attention_cache import attention_varlen, attention_with_kvcache
+from ._conv import (
+    conv,
+    conv1d,
+    conv2d,
+    conv3d,
+    conv_transpose,
+    conv_transpose1d,
+    conv_transpose2d,
+    conv_transpose3d,
+)
 from ._dropout import dropout
 from ._linear import embedding, linear, one_hot
 from ._losses import cross_entropy
@@ -29,7 +41,17 @@ from ._rotary import rotary_embedding
 __all__ = [
     "adaptive_avg_pool",
     "attention",
+    "attention_varlen",
+    "attention_with_kvcache",
     "avg_pool",
+    "conv",
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
     "cross_entropy",
     "dot_product_attention",
     "dropout",
