@@ -9,7 +9,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 extras=${RUDA_EXTRAS:-test}
 # the editable install builds the C extensions: a change to them installs again
-stamp=".venv/.ruda-installed-$extras-$(cat pyproject.toml setup.py ruda/*.c | sha1sum | cut -c1-12)"
+stamp=".venv/.ruda-installed-$extras-$(cat pyproject.toml setup.py ruda/_native/*.c | sha1sum | cut -c1-12)"
 if [ ! -f "$stamp" ]; then
   .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q -e ".[$extras]"
