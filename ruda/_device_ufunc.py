@@ -107,12 +107,14 @@ def _scalar_type(op: Op, dtype: np.dtype, v: Any) -> Any:
     """(the NumPy scalar type ``op`` reads a Python scalar of ``type(v)`` in beside an array of
     ``dtype``, the result dtype), or None where a value decides more (comparisons of integers
     with ints, integer powers, ldexp) or the decision raises (the full path raises it)."""
-    if op.operands or op.int_negative or op.outputs > 1:
+    if op.operands or op.outputs > 1:
         return None
     try:
         rn, result = resolve(op, [dtype], [v])
     except (TypeError, ValueError):
         return None
+    if op.int_negative and kind_of(rn) in "iu":
+        return None  # an integer power: its exponent's sign is checked on the full path
     if op.result == "bool" and op.category != "bool" and type(v) is int:
         return None  # an int outside the dtype's range answers every element alike
     want = np.dtype(np.bool_) if op.category == "bool" else scalar_dtype(op, rn, result)
