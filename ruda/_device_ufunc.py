@@ -65,18 +65,19 @@ def call(name: str, args: tuple[Any, ...], out: Any, kwargs: dict[str, Any], dev
     return out if out is not None else _wrap(r, dev)
 
 
-# (op name, array dtype, scalar type, position) -> the NumPy scalar type the loop reads the
-# scalar in, or None where the call needs the full path (a value to check, a dtype to refuse)
+# (op name, array dtype, scalar type, position) -> (how the scalar becomes the NumPy scalar the
+# loop reads, the result dtype), or None where the call needs the full path (a value to check,
+# a dtype to refuse)
 _SCALAR_TYPES: dict[tuple[Any, ...], Any] = {}
 
 
 def _scalar_call(name: str, args: tuple[Any, ...], out: Any, dev: Any) -> Any:
-    """The hot case, an array and a Python scalar with no keywords (``out`` None or the array
-    itself: ``y += 1.0``): the scalar typed by a memoised decision (per op, dtype, scalar type
-    and side) and the backend called; None for every other case (the full path decides and
+    """The hot case, an array and a Python or NumPy scalar with no keywords (``out`` None or the
+    array itself: ``y += 1.0``): the scalar typed by a memoised decision (per op, dtype, scalar
+    type and side) and the backend called; None for every other case (the full path decides and
     raises)."""
     a, b = args
-    pos = 1 if type(b) in PY_SCALARS else 0 if type(a) in PY_SCALARS else -1
+    pos = 1 if _scalar(b) else 0 if _scalar(a) else -1
     if pos < 0:
         return None
     x, v = (a, b) if pos else (b, a)
@@ -93,7 +94,7 @@ def _scalar_call(name: str, args: tuple[Any, ...], out: Any, dev: Any) -> Any:
                             or getattr(x, "readonly", True)):  # fmt: skip
         return None
     try:
-        s = t(v)
+        s = v if t is None else t(v)
     except OverflowError as e:  # NumPy's, for an int the dtype cannot hold
         raise annotate(name, e) from None
     impl = dev._ops[name]
@@ -109,8 +110,9 @@ def _scalar_type(op: Op, dtype: np.dtype, v: Any) -> Any:
     with ints, integer powers, ldexp) or the decision raises (the full path raises it)."""
     if op.operands or op.outputs > 1:
         return None
+    typed = isinstance(v, np.generic)  # strong, as NumPy 2 reads NumPy scalars
     try:
-        rn, result = resolve(op, [dtype], [v])
+        rn, result = resolve(op, [dtype, v.dtype], []) if typed else resolve(op, [dtype], [v])
     except (TypeError, ValueError):
         return None
     if op.int_negative and kind_of(rn) in "iu":
@@ -118,7 +120,11 @@ def _scalar_type(op: Op, dtype: np.dtype, v: Any) -> Any:
     if op.result == "bool" and op.category != "bool" and type(v) is int:
         return None  # an int outside the dtype's range answers every element alike
     want = np.dtype(np.bool_) if op.category == "bool" else scalar_dtype(op, rn, result)
-    return want.type, result
+    if not typed:
+        return want.type, result
+    if op.result != "bool" or v.dtype == want:
+        return None, result  # passed as it is
+    return (lambda s: typed_scalar(op, s, rn, result)), result
 
 
 def out_native(name: str, out: Any, dev: Any) -> Any:

@@ -79,6 +79,19 @@ def resolve(op: Op, arrays: list[np.dtype], scalars: list[Any]) -> tuple[np.dtyp
 
 def _resolve(op: Op, arrays: list[np.dtype], scalars: list[Any]) -> tuple[np.dtype, np.dtype]:
     rn = fold(arrays, scalars)
+    if not scalars and len(set(arrays)) > 1 and dt.bfloat16._np not in arrays:
+        # Note: typed operands of two dtypes take NumPy's loop search, not promotion then the
+        # loop: arctan2(uint16, int16) is float32's loop (both cast safely to float32), where
+        # the promoted int32 would give float64
+        uf = getattr(np, op.numpy, None)
+        if isinstance(uf, np.ufunc) and uf.nin == len(arrays):
+            try:
+                loop = uf.resolve_dtypes((*arrays, *(None,) * uf.nout))
+            except TypeError:
+                pass  # the promoted dtype's loop below raises NumPy's error, or finds one
+            else:
+                if len(set(loop[: uf.nin])) == 1 and loop[0] != rn:
+                    return loop[0], loop[uf.nin]
     return rn, loop_dtype(op, rn)
 
 

@@ -46,8 +46,8 @@ def test_new_scalar_values_compile_nothing(device):
 
 @pytest.mark.parametrize("dtype", ["float32", "int8", "uint16", "int32", "bool"])
 def test_scalar_operands_match_numpy(device, dtype):
-    """Every binary op with a Python scalar on either side, strided and contiguous arrays:
-    NumPy's values and dtypes, or NumPy's error."""
+    """Every binary op with a Python or NumPy scalar on either side, strided and contiguous
+    arrays: NumPy's values and dtypes, or NumPy's error."""
     rng = numpy.random.default_rng()
     base = rng.integers(1, 5, (6, 8)).astype(dtype)
     dev_base = ruda.asarray(base, device=device)
@@ -56,7 +56,7 @@ def test_scalar_operands_match_numpy(device, dtype):
         if op.arity != 2 or op.outputs > 1 or op.operands:
             continue
         f, g = getattr(numpy, op.numpy), getattr(ruda, op.name)
-        for s in (True, 3, 2.5, -1):
+        for s in (True, 3, 2.5, -1, numpy.float32(1.5), numpy.int16(2), numpy.bool_(True)):
             for a, da in ((base, dev_base), (base[:, ::2], dev_base[:, ::2])):
                 for args, dargs in (((a, s), (da, s)), ((s, a), (s, da))):
                     with numpy.errstate(all="ignore"), ruda.errstate(all="ignore"):
