@@ -18,7 +18,6 @@ integers with out-of-range Python ints, ldexp's (float, int) loop; ``where=`` is
 from __future__ import annotations
 
 import builtins
-import warnings
 from typing import Any
 
 import numpy as np
@@ -31,15 +30,15 @@ from ._errors import annotate
 from ._ops import OPS, Op
 from ._ufunc import (
     NEGATIVE_POWER,
+    PY_SCALARS,
     broadcast_shape,
+    c_cast,
     check_out,
     compare_out_of_range,
     negative_power,
     resolve,
     scalar_dtype,
 )
-
-PY_SCALARS = (builtins.bool, int, float, complex)
 
 
 def call(name: str, args: tuple[Any, ...], out: Any, kwargs: dict[str, Any], dev: Any) -> Any:
@@ -77,7 +76,7 @@ def _scalar_call(name: str, args: tuple[Any, ...], out: Any, dev: Any) -> Any:
     type and side) and the backend called; None for every other case (the full path decides and
     raises)."""
     a, b = args
-    pos = 1 if _scalar(b) else 0 if _scalar(a) else -1
+    pos = 1 if is_scalar(b) else 0 if is_scalar(a) else -1
     if pos < 0:
         return None
     x, v = (a, b) if pos else (b, a)
@@ -151,7 +150,7 @@ def _run(op: Op, args: tuple[Any, ...], od: Any, kwargs: dict[str, Any], dev: An
     ops = dev._ops
     if dtype is not None:  # NumPy's loop selection: the array operands converted to dtype
         npdt = dt.to_numpy(dtype)
-        args = tuple(a if _scalar(a) else ops["astype"](a, npdt, copy=False) for a in args)
+        args = tuple(a if is_scalar(a) else ops["astype"](a, npdt, copy=False) for a in args)
     if op.operands:  # ldexp: NumPy's (float, int) loop, not promotion
         return _ldexp(args, od, dev)
     arrays = [a.dtype for a in args if type(a) not in PY_SCALARS]
@@ -164,7 +163,7 @@ def _run(op: Op, args: tuple[Any, ...], od: Any, kwargs: dict[str, Any], dev: An
         known = compare_out_of_range(op.name, rn, args)
         if known is not None:
             return _constant(op, shapes, known, od, dev)
-    ins = [a if not _scalar(a) else typed_scalar(op, a, rn, result) for a in args]
+    ins = [a if not is_scalar(a) else typed_scalar(op, a, rn, result) for a in args]
     if op.int_negative and kind_of(rn) in "iu":  # after the scalars' OverflowError
         if od is not None and not np.can_cast(result, od.dtype, "same_kind"):
             check_out(op.name, (), result, od)  # NumPy's casting error comes first
@@ -181,7 +180,8 @@ def _run(op: Op, args: tuple[Any, ...], od: Any, kwargs: dict[str, Any], dev: An
     return od
 
 
-def _scalar(a: Any) -> bool:
+def is_scalar(a: Any) -> bool:
+    """A Python or NumPy scalar (not an array)."""
     return type(a) in PY_SCALARS or isinstance(a, np.generic)
 
 
@@ -197,11 +197,7 @@ def typed_scalar(op: Op, v: Any, rn: np.dtype, result: np.dtype) -> np.generic:
     if op.result != "bool":
         return v
     want = np.dtype(np.bool_) if logical else scalar_dtype(op, rn, result)
-    if v.dtype == want:
-        return v
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
-        return v.astype(want)
+    return v if v.dtype == want else c_cast(v, want)
 
 
 def _constant(op: Op, shapes: list[Any], value: bool, od: Any, dev: Any) -> Any:
@@ -220,7 +216,7 @@ def _negative_int_power(e: Any, dev: Any) -> None:
     host; a signed integer array is reduced on its device and one boolean read back (a host
     wait, only for integer ``pow`` with such an exponent)."""
     neg = negative_power(e)
-    if neg is None and not _scalar(e) and kind_of(e.dtype) == "i" and e.size:
+    if neg is None and not is_scalar(e) and kind_of(e.dtype) == "i" and e.size:
         ops = dev._ops
         neg = builtins.bool(ops["any"](ops["less"](e, e.dtype.type(0))).to_host())
     if neg:
@@ -240,12 +236,12 @@ def _ldexp(args: tuple[Any, ...], od: Any, dev: Any) -> Any:
         f = w0
     else:
         f = np.ldexp.resolve_dtypes((w0, d1, None))[0]
-    arr_e = not _scalar(e)
+    arr_e = not is_scalar(e)
     small = d1.itemsize < 4 or d1 == np.int32 or not arr_e
     e_dt = np.dtype(np.int32 if small and (arr_e or -(2**31) <= int(e) < 2**31) else np.int64)
     astype = dev._ops["astype"]
     conv = [
-        np.asarray(a, dtype=want)[()] if _scalar(a) else astype(a, want, copy=False)
+        np.asarray(a, dtype=want)[()] if is_scalar(a) else astype(a, want, copy=False)
         for a, want in ((m, f), (e, e_dt))
     ]
     shape = broadcast_shape([np.shape(m), np.shape(e)])
@@ -272,4 +268,4 @@ if _array.SPEEDUPS:  # the C fast paths' calls that need a scalar typed, a value
             for n in (op.name, *op.aliases)
         },
     )
-__all__ = ["call", "typed_scalar"]
+__all__ = ["call", "is_scalar", "out_native", "typed_scalar"]

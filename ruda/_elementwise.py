@@ -120,7 +120,7 @@ def _make_binary(op: Op):
 def _binary_full(name: str, x1: Any, x2: Any, out: Any, kwargs: dict) -> Any:
     dev = common_device(name, x1, x2, out)
     if dev is not CPU:
-        if _is_scalar(x1) and _is_scalar(x2):
+        if _device_ufunc.is_scalar(x1) and _device_ufunc.is_scalar(x2):
             x1, x2 = _lone_scalars(name, dev, x1, x2)
         if kwargs.get("where", True) is not True:
             return _where(name, (x1, x2), out, kwargs, dev)
@@ -172,10 +172,6 @@ def _where(name: str, args: tuple[Any, ...], out: Any, kwargs: dict, dev: Any) -
     ops = dev._ops
     od[...] = ops["where"](w._data, ops["astype"](r._data, od.dtype), od)
     return out
-
-
-def _is_scalar(x: Any) -> bool:
-    return type(x) in _SCALARS or isinstance(x, np.generic)
 
 
 def _lone_scalars(name: str, dev: Any, x1: Any, x2: Any) -> tuple[Any, Any]:

@@ -3,7 +3,6 @@ where) and NumPy's (argwhere, flatnonzero, nanargmax, nanargmin)."""
 
 from __future__ import annotations
 
-import builtins
 from typing import Any
 
 import numpy as np
@@ -13,10 +12,9 @@ from ._array import Array, _wrap, _wrap_tree, call1
 from ._devices import CPU
 from ._dtypes import kind_of
 from ._promotion import fold, result_type
+from ._ufunc import PY_SCALARS
 from ._utility import axis_arg, finish, native, out_arg
 from ._validation import as_array, common_device, normalize_axis
-
-_PY_SCALARS = (builtins.bool, int, float, complex)
 
 __all__ = [
     "argmax",
@@ -230,12 +228,12 @@ def where(
 def _typed_where(c: Any, a: Any, b: Any) -> tuple[Any, Any, Any]:
     """``where``'s Python scalars as NumPy scalars: the condition a bool, the values in the
     dtype NumPy 2 gives them beside the other value (weak), or NumPy's for two scalars."""
-    scalars = [v for v in (a, b) if type(v) in _PY_SCALARS]
+    scalars = [v for v in (a, b) if type(v) in PY_SCALARS]
     if scalars:
-        typed = [v.dtype for v in (a, b) if type(v) not in _PY_SCALARS]
+        typed = [v.dtype for v in (a, b) if type(v) not in PY_SCALARS]
         rn = fold(typed, scalars) if typed else np.result_type(*scalars)
-        a, b = (np.asarray(v, dtype=rn)[()] if type(v) in _PY_SCALARS else v for v in (a, b))
-    if type(c) in _PY_SCALARS:
+        a, b = (np.asarray(v, dtype=rn)[()] if type(v) in PY_SCALARS else v for v in (a, b))
+    if type(c) in PY_SCALARS:
         c = np.bool_(c)
     return c, a, b
 

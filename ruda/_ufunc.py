@@ -19,6 +19,7 @@ from __future__ import annotations
 import builtins
 import math
 import operator
+import warnings
 from typing import Any
 
 import numpy as np
@@ -106,6 +107,14 @@ def scalar_dtype(op: Op, rn: np.dtype, result: np.dtype) -> np.dtype:
     return rn
 
 
+def c_cast(v: np.generic, npdt: np.dtype) -> np.generic:
+    """A NumPy scalar converted as C converts it (``np.int16(-3)`` as uint8 is 253), silently,
+    as NumPy's loops convert their operands."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        return v.astype(npdt)
+
+
 def casts_operands(op: Op) -> bool:
     """Whether array operands are converted to the promoted dtype before the kernel (comparisons:
     a kernel sees both operands in one dtype; logical ops take any; arithmetic converts each
@@ -190,6 +199,7 @@ __all__ = [
     "NEGATIVE_POWER",
     "PY_SCALARS",
     "broadcast_shape",
+    "c_cast",
     "casts_operands",
     "check_out",
     "compare_out_of_range",

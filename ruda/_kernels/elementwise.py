@@ -528,6 +528,19 @@ def param_type(t: ir.Type) -> ir.Type:
     return U32 if t == BOOL else t
 
 
+def param_value(t: ir.Type) -> Callable[[Any], Any]:
+    """How a NumPy scalar of type ``t`` becomes its parameter's value (``param_type``): a 16-bit
+    float as the float32 it is, a bool as 0 or 1, anything else as its Python value."""
+    pt = param_type(t)
+    if pt is t:
+        return _item
+    return float if pt is F32 else int
+
+
+def _item(v: Any) -> Any:
+    return v.item()
+
+
 def param_ok(t: ir.Type) -> bool:
     """Whether a scalar operand of type ``t`` can be a parameter (complex values stay 0-d
     buffers: a parameter is one real scalar)."""

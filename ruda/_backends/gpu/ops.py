@@ -14,7 +14,6 @@ the class body (its native type, contexts, ``launch_map``, ``fill``, ``arange_in
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -26,7 +25,7 @@ from ..._kernels import elementwise as ew
 from ..._kernels import ir
 from ..._kernels.math.fpstatus import applies as _fps_applies
 from ..._ops import Op
-from ..._ufunc import broadcast_shape, casts_operands, loop_dtype, resolve
+from ..._ufunc import broadcast_shape, c_cast, casts_operands, loop_dtype, resolve
 from . import kernels
 from .creation import CreationOps
 from .operands import PY_SCALARS, Param, mixed
@@ -105,9 +104,7 @@ class GpuOps(CreationOps):
         int that does not fit raises OverflowError; a NumPy scalar is cast as C casts it
         (``np.int16(-3)`` in uint8 is 253)."""
         if isinstance(value, np.generic):
-            with np.errstate(all="ignore"), warnings.catch_warnings():
-                warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
-                value = value.astype(npdt).item()
+            value = c_cast(value, npdt).item()
         return self.constant(ctx, value, npdt)
 
     def astype(self, x: Any, dtype: Any, copy: bool = True, **_: Any) -> Any:
@@ -197,7 +194,7 @@ class GpuOps(CreationOps):
                     a = self.astype(a, rn)
             else:
                 if cast and a.dtype != rn:
-                    a = _as_scalar(a, rn)
+                    a = c_cast(a, rn)
                 a = self.scalar_operand(ctx, a)
             ins.append(a)
         shape = broadcast_shape([x.shape for x in ins])
@@ -225,9 +222,7 @@ class GpuOps(CreationOps):
         t = ir.type_of(v.dtype)
         if not ew.param_ok(t):
             return self.constant(ctx, v.item(), v.dtype)
-        pt = ew.param_type(t)
-        # the parameter's value: a 16-bit float as the float32 it is, a bool as 0 or 1
-        return Param(v.dtype, v.item() if pt is t else (float(v) if pt is ir.F32 else int(v)))
+        return Param(v.dtype, ew.param_value(t)(v))
 
     def dtypes_of(self, op: Op, ctx: Any, dtypes: list[np.dtype]) -> tuple[np.dtype, np.dtype]:
         """(operand dtype, result dtype) of ``op`` on typed operands of ``dtypes`` on ``ctx``
@@ -285,13 +280,6 @@ class GpuOps(CreationOps):
 
 
 __all__ = ["PY_SCALARS", "GpuOps", "casts_operands", "loop_dtype", "mixed"]
-
-
-def _as_scalar(v: np.generic, npdt: np.dtype) -> np.generic:
-    """A NumPy scalar converted as C converts it (``np.int16(-3)`` as uint8 is 253)."""
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
-        return v.astype(npdt)
 
 
 def _maker(name: str, ins: list[Any], out: Any) -> _ElementwiseMaker:

@@ -399,10 +399,7 @@ class _Dense:
         spans = tuple(_span(n * isz, kernel.vector_width) for isz in itemsizes)
         extra: dict[str, Any] = {}
         if pos >= 0:
-            pt = ew.param_type(types[pos])
-            conv = float if pt is ir.F32 and types[pos].is_half else int if pt is ir.U32 else None
-            extra = dict(packer=prog.params.pack, n=n,
-                         as_param=conv if conv is not None else np.generic.item)  # fmt: skip
+            extra = dict(packer=prog.params.pack, n=n, as_param=ew.param_value(types[pos]))
         data = prog.pack({"n": n}) if pos < 0 else b""
         return _Dense(result, c_strides(shape), n * result.itemsize, prog, kernel.vector_width,
                       spans, data, grid, kernel, **extra)  # fmt: skip
